@@ -1,0 +1,124 @@
+package core
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Algorithm names one of the six rate-limiting algorithms. Every store applies
+// every algorithm, and decides exactly as [Algorithm.Apply] does.
+type Algorithm uint8
+
+// The six algorithms. See the README's table for when to pick each.
+const (
+	// TokenBucket holds up to Burst tokens, refilled continuously at Rate per
+	// Period; a request spends cost tokens. It allows bursts up to Burst and
+	// Rate/Period on average. Its state is one timestamp, the instant the bucket
+	// is full again, so the refill is exact: no token is lost to rounding. Its
+	// decisions equal GCRA's; pick whichever description your users know.
+	TokenBucket Algorithm = iota + 1
+	// LeakyBucket is the leaky bucket as a queue: requests leave at a fixed pace
+	// of one per Period/Rate, and up to Burst may wait their turn; an admitted
+	// request carries the Delay it must wait (the middleware holds it), and one
+	// that would overflow the queue is denied.
+	LeakyBucket
+	// FixedWindow counts requests per aligned window of Period and allows Rate in
+	// each. Up to 2x Rate can pass across a window boundary; this is inherent.
+	FixedWindow
+	// SlidingLog keeps the timestamp of every admitted request and allows at most
+	// Rate in every window of length Period: exact, at the price of up to Rate
+	// timestamps per key.
+	SlidingLog
+	// SlidingWindow approximates the sliding log with two counters: the current
+	// window's count plus the previous window's weighted by its overlap with the
+	// sliding window must stay within Rate.
+	SlidingWindow
+	// GCRA is the generic cell rate algorithm: a leaky bucket as a meter, kept
+	// as one theoretical arrival time. Exact, one timestamp per key, bursts up to
+	// Burst.
+	GCRA
+)
+
+var algorithmNames = [...]string{
+	TokenBucket:   "token-bucket",
+	LeakyBucket:   "leaky-bucket",
+	FixedWindow:   "fixed-window",
+	SlidingLog:    "sliding-log",
+	SlidingWindow: "sliding-window",
+	GCRA:          "gcra",
+}
+
+// Algorithms lists the six algorithms in a stable order.
+func Algorithms() []Algorithm {
+	return []Algorithm{TokenBucket, LeakyBucket, FixedWindow, SlidingLog, SlidingWindow, GCRA}
+}
+
+// String returns the algorithm's name as ParseAlgorithm reads it, e.g. "gcra".
+func (a Algorithm) String() string {
+	if a.valid() {
+		return algorithmNames[a]
+	}
+	return fmt.Sprintf("Algorithm(%d)", uint8(a))
+}
+
+func (a Algorithm) valid() bool { return a >= TokenBucket && a <= GCRA }
+
+// Validate reports an error wrapping ErrInvalidAlgorithm when a is not one of the six.
+func (a Algorithm) Validate() error {
+	if !a.valid() {
+		return fmt.Errorf("%w: %d", ErrInvalidAlgorithm, uint8(a))
+	}
+	return nil
+}
+
+// ParseAlgorithm reads an algorithm name: token-bucket, leaky-bucket,
+// fixed-window, sliding-log, sliding-window or gcra (case-insensitive,
+// underscores accepted for dashes).
+func ParseAlgorithm(s string) (Algorithm, error) {
+	n := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "_", "-")
+	for _, a := range Algorithms() {
+		if algorithmNames[a] == n {
+			return a, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: %q (want one of token-bucket, leaky-bucket, fixed-window, sliding-log, sliding-window, gcra)", ErrInvalidAlgorithm, truncate(s))
+}
+
+// usesBurst reports whether the algorithm takes a burst other than Rate.
+func (a Algorithm) usesBurst() bool { return a == TokenBucket || a == LeakyBucket || a == GCRA }
+
+// OneWord reports whether the algorithm's whole state is State.T, so a store
+// may keep it in a single 64-bit word (and update it with compare-and-swap).
+func (a Algorithm) OneWord() bool { return a.usesBurst() }
+
+// Capacity returns the largest cost that can ever fit under l: the burst for the
+// token bucket, leaky bucket and GCRA, the rate for the window algorithms.
+func (a Algorithm) Capacity(l Limit) int64 {
+	if a.usesBurst() {
+		return l.burst()
+	}
+	return l.Rate
+}
+
+// ValidateLimit reports whether l can be enforced by a: l must be valid, and the
+// window algorithms take no burst other than Rate; the sliding log, which keeps
+// a timestamp per admitted request, takes a rate of at most MaxLogRate.
+func (a Algorithm) ValidateLimit(l Limit) error {
+	if err := a.Validate(); err != nil {
+		return err
+	}
+	if err := l.Validate(); err != nil {
+		return err
+	}
+	if !a.usesBurst() && l.burst() != l.Rate {
+		return fmt.Errorf("%w: %s counts Rate per window and takes no burst (got burst %d for rate %d); use token-bucket, leaky-bucket or gcra for bursts", ErrInvalidLimit, a, l.Burst, l.Rate)
+	}
+	if a == SlidingLog && l.Rate > MaxLogRate {
+		return fmt.Errorf("%w: sliding-log keeps one timestamp per admitted request, so its rate is capped at %d (got %d); use sliding-window or gcra", ErrInvalidLimit, MaxLogRate, l.Rate)
+	}
+	return nil
+}
+
+// MaxLogRate is the highest rate the sliding log accepts: it keeps up to Rate
+// timestamps (8 bytes each) per key.
+const MaxLogRate = 100_000

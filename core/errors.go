@@ -1,0 +1,26 @@
+package core
+
+import "errors"
+
+// Sentinel errors. Every error the package returns wraps one of these, so callers
+// can test with errors.Is.
+var (
+	// ErrInvalidLimit reports a Limit that cannot be enforced: a rate, period or
+	// burst out of range, or a string that does not parse.
+	ErrInvalidLimit = errors.New("ratewarden: invalid limit")
+	// ErrInvalidCost reports a negative cost.
+	ErrInvalidCost = errors.New("ratewarden: invalid cost")
+	// ErrInvalidAlgorithm reports an Algorithm value or name that is not one of the six.
+	ErrInvalidAlgorithm = errors.New("ratewarden: invalid algorithm")
+	// ErrInvalidOption reports an option given a value it cannot use.
+	ErrInvalidOption = errors.New("ratewarden: invalid option")
+	// ErrClock reports a time outside the range the algorithms accept
+	// (the Unix epoch to MaxTime).
+	ErrClock = errors.New("ratewarden: time out of range")
+	// ErrStoreClosed is returned by a store used after Close.
+	ErrStoreClosed = errors.New("ratewarden: store closed")
+	// ErrKey reports that no key could be extracted from a request (no API key,
+	// a bad token): the request is answered by the key-error policy, never let
+	// through unlimited.
+	ErrKey = errors.New("ratewarden: no key")
+)

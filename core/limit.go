@@ -1,0 +1,213 @@
+package core
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Bounds on a Limit. They keep every value an algorithm computes below 2^53
+// microseconds, where both Go's int64 and Lua's doubles are exact.
+const (
+	// MaxPeriod is the longest period a Limit may have (about 8.9 years).
+	MaxPeriod = time.Duration(1<<48) * time.Microsecond
+	// MaxTime is the latest instant the algorithms accept, in microseconds since
+	// the Unix epoch (2^52 µs, in the year 2112).
+	MaxTime = int64(1) << 52
+)
+
+// Limit is Rate events per Period, with a Burst: the most that may be spent at
+// once. For the token bucket and GCRA, Burst is the bucket's capacity; for the
+// leaky bucket, the length of its queue; the window algorithms (fixed window,
+// sliding log, sliding window) allow Rate per window and take no burst other
+// than Rate.
+//
+// Build a Limit with [PerSecond], [PerMinute], [PerHour], [Every] or
+// [ParseLimit]; a Limit written as a literal with Burst 0 means Burst = Rate.
+// [Limit.Validate] reports a limit that cannot be enforced; [NewLimiter] calls it,
+// so an invalid limit fails at construction, never at request time.
+type Limit struct {
+	// Rate is the number of events allowed per Period.
+	Rate int64
+	// Period is the length of the window over which Rate applies.
+	Period time.Duration
+	// Burst is the most that may be spent at once; 0 means Rate.
+	Burst int64
+	// Name names the quota policy in the RateLimit-Policy header; empty means
+	// "default" for the first limit of a limiter and the limit's String for the others.
+	Name string
+}
+
+// PerSecond returns a limit of rate events per second, with a burst of rate.
+func PerSecond(rate int64) Limit { return Every(rate, time.Second) }
+
+// PerMinute returns a limit of rate events per minute, with a burst of rate.
+func PerMinute(rate int64) Limit { return Every(rate, time.Minute) }
+
+// PerHour returns a limit of rate events per hour, with a burst of rate.
+func PerHour(rate int64) Limit { return Every(rate, time.Hour) }
+
+// Every returns a limit of rate events per period, with a burst of rate.
+func Every(rate int64, period time.Duration) Limit {
+	return Limit{Rate: rate, Period: period, Burst: rate}
+}
+
+// NewLimit returns a limit of rate events per period with the given burst, or an
+// error wrapping ErrInvalidLimit when it cannot be enforced.
+func NewLimit(rate int64, period time.Duration, burst int64) (Limit, error) {
+	l := Limit{Rate: rate, Period: period, Burst: burst}
+	if err := l.Validate(); err != nil {
+		return Limit{}, err
+	}
+	return l, nil
+}
+
+// WithBurst returns a copy of l with the given burst.
+func (l Limit) WithBurst(burst int64) Limit { l.Burst = burst; return l }
+
+// Named returns a copy of l with the given policy name.
+func (l Limit) Named(name string) Limit { l.Name = name; return l }
+
+// Validate reports why l cannot be enforced, with an error wrapping
+// ErrInvalidLimit, or nil.
+func (l Limit) Validate() error {
+	switch {
+	case l.Rate <= 0:
+		return fmt.Errorf("%w: rate must be positive, got %d", ErrInvalidLimit, l.Rate)
+	case l.Period <= 0:
+		return fmt.Errorf("%w: period must be positive, got %s", ErrInvalidLimit, l.Period)
+	case l.Period > MaxPeriod:
+		return fmt.Errorf("%w: period %s is longer than the maximum %s", ErrInvalidLimit, l.Period, MaxPeriod)
+	case l.Period%time.Microsecond != 0:
+		return fmt.Errorf("%w: period %s is not a whole number of microseconds", ErrInvalidLimit, l.Period)
+	case l.Burst < 0:
+		return fmt.Errorf("%w: burst must not be negative, got %d", ErrInvalidLimit, l.Burst)
+	case l.Rate > l.periodMicros():
+		return fmt.Errorf("%w: rate %d per %s is more than one event per microsecond", ErrInvalidLimit, l.Rate, l.Period)
+	}
+	if b := l.burst(); b > MaxPeriod.Microseconds()/l.interval() {
+		return fmt.Errorf("%w: burst %d at one event per %s spans more than %s", ErrInvalidLimit, b, time.Duration(l.interval())*time.Microsecond, MaxPeriod)
+	}
+	if strings.ContainsAny(l.Name, "\"\\\r\n") {
+		return fmt.Errorf("%w: name %q may not hold quotes, backslashes or line breaks", ErrInvalidLimit, l.Name)
+	}
+	return nil
+}
+
+// burst is the effective burst: Burst, or Rate when Burst is 0.
+func (l Limit) burst() int64 {
+	if l.Burst == 0 {
+		return l.Rate
+	}
+	return l.Burst
+}
+
+// EffectiveBurst returns Burst, or Rate when Burst is 0.
+func (l Limit) EffectiveBurst() int64 { return l.burst() }
+
+func (l Limit) periodMicros() int64 { return int64(l.Period / time.Microsecond) }
+
+// interval is the emission interval Period/Rate in microseconds, rounded up so
+// the limit is never exceeded.
+func (l Limit) interval() int64 {
+	p := l.periodMicros()
+	return (p + l.Rate - 1) / l.Rate
+}
+
+// EmissionInterval returns Period/Rate rounded up to a whole microsecond: the
+// spacing of events at the sustained rate, as the algorithms use it.
+func (l Limit) EmissionInterval() time.Duration {
+	return time.Duration(l.interval()) * time.Microsecond
+}
+
+// String formats l as ParseLimit reads it: "10/s", "100/m", "5/30s", and
+// "10/s burst 20" when the burst differs from the rate.
+func (l Limit) String() string {
+	var b strings.Builder
+	b.WriteString(strconv.FormatInt(l.Rate, 10))
+	b.WriteByte('/')
+	b.WriteString(formatPeriod(l.Period))
+	if bu := l.burst(); bu != l.Rate {
+		b.WriteString(" burst ")
+		b.WriteString(strconv.FormatInt(bu, 10))
+	}
+	return b.String()
+}
+
+func formatPeriod(d time.Duration) string {
+	switch d {
+	case time.Second:
+		return "s"
+	case time.Minute:
+		return "m"
+	case time.Hour:
+		return "h"
+	case 24 * time.Hour:
+		return "d"
+	}
+	return d.String()
+}
+
+var unitPeriods = map[string]time.Duration{
+	"ms": time.Millisecond, "s": time.Second, "sec": time.Second, "second": time.Second,
+	"m": time.Minute, "min": time.Minute, "minute": time.Minute,
+	"h": time.Hour, "hour": time.Hour, "d": 24 * time.Hour, "day": 24 * time.Hour,
+}
+
+// ParseLimit reads a limit written as RATE/PERIOD, optionally followed by
+// " burst N": "10/s", "100/m", "1000/h", "5000/d", "5/30s", "100/1m30s",
+// "10/s burst 20". PERIOD is a unit (ms, s, m, h, d, or sec, min, hour, day) or
+// a Go duration such as 30s or 1h30m. It returns an error wrapping
+// ErrInvalidLimit for anything else, or for a limit that cannot be enforced.
+func ParseLimit(s string) (Limit, error) {
+	orig := s
+	s = strings.TrimSpace(s)
+	bad := func(why string) (Limit, error) {
+		return Limit{}, fmt.Errorf("%w: %q: %s (want RATE/PERIOD such as 10/s, 100/m or 5/30s)", ErrInvalidLimit, truncate(orig), why)
+	}
+	var burst int64
+	if i := strings.Index(s, " burst "); i >= 0 {
+		b, err := strconv.ParseInt(strings.TrimSpace(s[i+len(" burst "):]), 10, 64)
+		if err != nil {
+			return bad("burst is not a whole number")
+		}
+		if b <= 0 {
+			return bad("burst must be positive")
+		}
+		burst, s = b, strings.TrimSpace(s[:i])
+	}
+	rateStr, periodStr, ok := strings.Cut(s, "/")
+	if !ok {
+		return bad("no '/'")
+	}
+	rate, err := strconv.ParseInt(strings.TrimSpace(rateStr), 10, 64)
+	if err != nil {
+		return bad("rate is not a whole number")
+	}
+	periodStr = strings.TrimSpace(periodStr)
+	period, ok := unitPeriods[periodStr]
+	if !ok {
+		d, err := time.ParseDuration(periodStr)
+		if err != nil {
+			return bad("period is neither a unit nor a duration")
+		}
+		period = d
+	}
+	l := Limit{Rate: rate, Period: period, Burst: burst}
+	if burst == 0 {
+		l.Burst = rate
+	}
+	if err := l.Validate(); err != nil {
+		return Limit{}, fmt.Errorf("%q: %w", truncate(orig), err)
+	}
+	return l, nil
+}
+
+// truncate keeps error messages short when the input is long or hostile.
+func truncate(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "..."
+	}
+	return s
+}

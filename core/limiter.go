@@ -1,0 +1,168 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Limiter applies one algorithm and one or more limits to keys, keeping state
+// in a Store. It is safe for concurrent use; all its state lives in the store.
+type Limiter struct {
+	alg    Algorithm
+	limits []Limit
+	store  Store
+	clock  Clock
+	ns     string
+}
+
+// Option configures a Limiter.
+type Option func(*Limiter) error
+
+// WithClock makes the limiter read time from c instead of the system clock.
+func WithClock(c Clock) Option {
+	return func(l *Limiter) error {
+		if c == nil {
+			return fmt.Errorf("%w: nil clock", ErrInvalidOption)
+		}
+		l.clock = c
+		return nil
+	}
+}
+
+// WithLimit adds a limit that must also admit every request: with
+// NewLimiter(st, GCRA, PerSecond(10), WithLimit(PerHour(1000))) a request passes
+// only when both allow it, and a denied request spends from neither.
+func WithLimit(limit Limit) Option {
+	return func(l *Limiter) error {
+		l.limits = append(l.limits, limit)
+		return nil
+	}
+}
+
+// WithNamespace separates this limiter's keys from those of other limiters
+// sharing the same store (say a login limiter and an API limiter, both keyed by
+// IP). Limiters with different limits never share state in any case.
+func WithNamespace(ns string) Option {
+	return func(l *Limiter) error {
+		if len(ns) > 256 {
+			return fmt.Errorf("%w: namespace longer than 256 bytes", ErrInvalidOption)
+		}
+		l.ns = ns
+		return nil
+	}
+}
+
+// maxLimits bounds the limits one limiter applies to a request.
+const maxLimits = 8
+
+// NewLimiter returns a limiter applying alg with limit (and any added by
+// WithLimit) to keys kept in store. It returns an error for a nil store, an
+// unknown algorithm, or a limit the algorithm cannot enforce.
+func NewLimiter(store Store, alg Algorithm, limit Limit, opts ...Option) (*Limiter, error) {
+	if store == nil {
+		return nil, fmt.Errorf("%w: nil store", ErrInvalidOption)
+	}
+	l := &Limiter{alg: alg, limits: []Limit{limit}, store: store, clock: SystemClock{}}
+	for _, o := range opts {
+		if o == nil {
+			return nil, fmt.Errorf("%w: nil option", ErrInvalidOption)
+		}
+		if err := o(l); err != nil {
+			return nil, err
+		}
+	}
+	if len(l.limits) > maxLimits {
+		return nil, fmt.Errorf("%w: %d limits, at most %d", ErrInvalidOption, len(l.limits), maxLimits)
+	}
+	for i := range l.limits {
+		if err := alg.ValidateLimit(l.limits[i]); err != nil {
+			return nil, err
+		}
+		if l.limits[i].Burst == 0 {
+			l.limits[i].Burst = l.limits[i].Rate
+		}
+		if l.limits[i].Name == "" {
+			l.limits[i].Name = "default"
+			if i > 0 {
+				l.limits[i].Name = l.limits[i].String()
+			}
+		}
+	}
+	return l, nil
+}
+
+// Algorithm returns the limiter's algorithm.
+func (l *Limiter) Algorithm() Algorithm { return l.alg }
+
+// Limits returns a copy of the limiter's limits, the first one first.
+func (l *Limiter) Limits() []Limit { return append([]Limit(nil), l.limits...) }
+
+// Store returns the limiter's store.
+func (l *Limiter) Store() Store { return l.store }
+
+// Clock returns the limiter's clock.
+func (l *Limiter) Clock() Clock { return l.clock }
+
+// Allow is AllowN(ctx, key, 1).
+func (l *Limiter) Allow(ctx context.Context, key string) (Decision, error) {
+	return l.AllowN(ctx, key, 1)
+}
+
+// AllowN decides whether key may spend n now, and spends it if so. n == 0 is a
+// peek; a negative n is an error. An error means the store could not decide;
+// the caller chooses whether to fail open or closed.
+func (l *Limiter) AllowN(ctx context.Context, key string, n int64) (Decision, error) {
+	if n < 0 {
+		return Decision{}, fmt.Errorf("%w: %d is negative", ErrInvalidCost, n)
+	}
+	return l.store.Take(ctx, TakeRequest{
+		Key: key, Namespace: l.ns, Algorithm: l.alg, Limits: l.limits, Cost: n, Now: l.clock.Now(),
+	})
+}
+
+// ErrWouldExceed is returned by Wait when the request cannot be admitted
+// before the context's deadline, or never (a cost above the capacity).
+var ErrWouldExceed = errors.New("ratewarden: wait would exceed the deadline")
+
+// Wait blocks until key may spend 1, then spends it; see WaitN.
+func (l *Limiter) Wait(ctx context.Context, key string) (Decision, error) {
+	return l.WaitN(ctx, key, 1)
+}
+
+// WaitN blocks until key may spend n and spends it, or returns an error when
+// ctx ends first. It returns ErrWouldExceed at once, without waiting, when the
+// wait would outlast ctx's deadline or when n exceeds the limit's capacity. For
+// the leaky bucket it also waits out the admitted request's Delay. Waiting uses
+// real timers; the limiter's clock only decides.
+func (l *Limiter) WaitN(ctx context.Context, key string, n int64) (Decision, error) {
+	for {
+		d, err := l.AllowN(ctx, key, n)
+		if err != nil {
+			return d, err
+		}
+		wait := d.RetryAfter
+		if d.Allowed {
+			wait = d.Delay
+		} else if d.Exceeds {
+			return d, fmt.Errorf("%w: cost %d exceeds the capacity of %s", ErrWouldExceed, n, d.Limit)
+		}
+		if wait <= 0 {
+			return d, nil
+		}
+		if dl, ok := ctx.Deadline(); ok && !d.Allowed && l.clock.Now().Add(wait).After(dl) {
+			return d, fmt.Errorf("%w: next admission in %s", ErrWouldExceed, wait)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return d, ctx.Err()
+		case <-t.C:
+		}
+		if d.Allowed {
+			return d, nil
+		}
+	}
+}

@@ -1,0 +1,28 @@
+package core
+
+// HTTPRequest is the framework-neutral view of an HTTP request that key
+// functions and the HTTP policy read. Each adapter implements it over its
+// framework's request, usually as a one-pointer struct so that passing it
+// costs no allocation.
+type HTTPRequest interface {
+	// RemoteAddr is the network peer's address, "ip:port" or a bare IP.
+	RemoteAddr() string
+	// Header returns the first value of the named header, "" when absent.
+	Header(name string) string
+	// HeaderValues returns every value of the named header, in order (a header
+	// such as X-Forwarded-For may be sent on several lines). The caller must
+	// not modify the slice.
+	HeaderValues(name string) []string
+	// Method is the request method.
+	Method() string
+	// Path is the request path, without the query.
+	Path() string
+	// Route is the matched route pattern (Gin's FullPath, Echo's Path, Fiber's
+	// route path, net/http's Request.Pattern), "" when the router gives none.
+	Route() string
+}
+
+// KeyFunc extracts the rate-limit key from a request: who the client is. An
+// error (wrapping ErrKey) means no key could be found, and the request is
+// answered by the key-error policy, never let through unlimited.
+type KeyFunc func(r HTTPRequest) (string, error)

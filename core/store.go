@@ -1,0 +1,45 @@
+package core
+
+import (
+	"context"
+	"time"
+)
+
+// Store applies an algorithm to a key's state atomically: it reads, decides
+// and writes in one step, so concurrent requests (from one process or, for a
+// shared store, from many) never both spend the same quota. A Store never
+// does get-then-set across a network.
+//
+// Implementations must decide exactly as [Algorithm.ApplyAll] does for the
+// same sequence of requests and times (package store/storetest checks this).
+// Optional extras (io.Closer, [Resetter]) are found by type assertion.
+type Store interface {
+	// Take decides req and, when it is admitted, spends its cost under every
+	// limit. Being limited is a Decision; an error means the store could not
+	// decide (it is down, slow, or the request is invalid).
+	Take(ctx context.Context, req TakeRequest) (Decision, error)
+}
+
+// TakeRequest is what a Limiter asks of its Store.
+type TakeRequest struct {
+	// Key identifies the client (an IP, an API key, a user).
+	Key string
+	// Namespace separates limiters that share one store; a store keys its state
+	// by (Namespace, Key, Algorithm, Limits).
+	Namespace string
+	// Algorithm is the algorithm to apply.
+	Algorithm Algorithm
+	// Limits are the limits that must all admit the request (at least one).
+	Limits []Limit
+	// Cost is what the request spends; 0 is a peek.
+	Cost int64
+	// Now is the caller's time. A store that keeps its own time (Redis's TIME)
+	// may ignore it.
+	Now time.Time
+}
+
+// Resetter is implemented by stores that can forget a key, e.g. after a
+// successful login resets a failed-attempts limit.
+type Resetter interface {
+	Reset(ctx context.Context, req TakeRequest) error
+}

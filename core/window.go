@@ -1,0 +1,178 @@
+package core
+
+// windowStart is the start of the aligned window holding now, or the stored
+// window when the clock stepped back behind it (so a count is never reset by a
+// clock that runs backwards).
+func windowStart(s *State, p params, now int64) int64 {
+	return max(now-now%p.period, s.T)
+}
+
+// fixedWindow allows Rate per aligned window [k*Period, (k+1)*Period).
+func fixedWindow(s *State, p params, cost, now int64, commit bool) Decision {
+	start := windowStart(s, p, now)
+	var count int64
+	if s.T == start {
+		count = s.N
+	}
+	end := start + p.period
+	reset := int64(0)
+	if count > 0 {
+		reset = end - now
+	}
+	switch {
+	case cost > p.rate:
+		return Decision{Exceeds: true, Remaining: p.rate - count, ResetAfter: micros(reset), RetryAfter: micros(p.period)}
+	case count+cost <= p.rate:
+		if commit && cost > 0 {
+			s.T, s.N = start, count+cost
+		}
+		if count+cost > 0 {
+			reset = end - now
+		}
+		return Decision{Allowed: true, Remaining: p.rate - count - cost, ResetAfter: micros(reset)}
+	default:
+		return Decision{Remaining: p.rate - count, ResetAfter: micros(reset), RetryAfter: micros(end - now)}
+	}
+}
+
+// slidingWindow is the sliding window counter: with e the time elapsed in the
+// current window, a request is admitted when
+//
+//	prev * (Period - e) / Period + cur + cost <= Rate.
+//
+// The estimate is computed in float64 with the operations in a fixed order (and
+// conversions that forbid fused multiply-add), so the Lua scripts, whose numbers
+// are IEEE doubles, compute bit for bit the same value.
+func slidingWindow(s *State, p params, cost, now int64, commit bool) Decision {
+	start := windowStart(s, p, now)
+	var cur, prev int64
+	switch s.T {
+	case start:
+		cur, prev = s.N, s.P
+	case start - p.period:
+		prev = s.N
+	}
+	elapsed := max(0, now-start)
+	end := start + p.period
+	reset := func(cur, prev int64) int64 {
+		switch {
+		case cur > 0:
+			return end + p.period - now
+		case prev > 0:
+			return end - now
+		}
+		return 0
+	}
+	remaining := func(est float64) int64 {
+		r := float64(p.rate) - est
+		if r <= 0 {
+			return 0
+		}
+		return int64(r)
+	}
+	if cost > p.rate {
+		return Decision{Exceeds: true, Remaining: remaining(swEstimate(prev, cur, elapsed, p.period)),
+			ResetAfter: micros(reset(cur, prev)), RetryAfter: micros(p.period)}
+	}
+	est := swEstimate(prev, cur+cost, elapsed, p.period)
+	if est <= float64(p.rate) {
+		if commit && cost > 0 {
+			s.T, s.N, s.P = start, cur+cost, prev
+		}
+		return Decision{Allowed: true, Remaining: remaining(est), ResetAfter: micros(reset(cur+cost, prev))}
+	}
+	return Decision{Remaining: remaining(swEstimate(prev, cur, elapsed, p.period)),
+		ResetAfter: micros(reset(cur, prev)), RetryAfter: micros(swRetry(prev, cur, cost, start, now, p))}
+}
+
+// swEstimate is prev*(period-elapsed)/period + cur, in the order the Lua script
+// uses.
+func swEstimate(prev, cur, elapsed, period int64) float64 {
+	w := float64(period-elapsed) / float64(period)
+	return float64(float64(prev)*w) + float64(cur)
+}
+
+// swRetry finds the first instant after now at which a request of cost would be
+// admitted, given counts prev and cur in the window starting at start. It solves
+// the inequality in closed form, then steps forward past any float rounding.
+func swRetry(prev, cur, cost, start, now int64, p params) int64 {
+	fits := func(t int64) bool {
+		e := t - start
+		switch {
+		case e < p.period:
+			return swEstimate(prev, cur+cost, e, p.period) <= float64(p.rate)
+		case e < 2*p.period:
+			return swEstimate(cur, cost, e-p.period, p.period) <= float64(p.rate)
+		}
+		return true
+	}
+	var t int64
+	if cur+cost <= p.rate { // fits within this window once prev has decayed enough
+		need := float64(p.period) - float64(p.rate-cur-cost)*float64(p.period)/float64(prev)
+		t = start + int64(need)
+	} else { // fits in the next window once cur, become prev, has decayed enough
+		need := float64(p.period) - float64(p.rate-cost)*float64(p.period)/float64(cur)
+		t = start + p.period + max(0, int64(need))
+	}
+	t = max(t, now+1)
+	for !fits(t) {
+		t++
+	}
+	return t - now
+}
+
+// slidingLog keeps the timestamps of admitted requests (cost n adds n entries)
+// and admits a request when the entries younger than Period plus its cost stay
+// within Rate. Timestamps never go backwards: a clock that steps back records
+// the newest timestamp again, so no quota is minted.
+func slidingLog(s *State, p params, cost, now int64, commit bool) Decision {
+	// Drop the entries that have left the window (now-Period, now]. Dropping
+	// them changes no decision, so it is done even on a dry run.
+	for s.N > 0 && s.Log[s.Head] <= now-p.period {
+		s.Head = (s.Head + 1) % len(s.Log)
+		s.N--
+	}
+	if s.N == 0 {
+		s.Head = 0
+	}
+	at := func(i int64) int64 { return s.Log[(s.Head+int(i))%len(s.Log)] }
+	reset := int64(0)
+	newest := now
+	if s.N > 0 {
+		newest = max(now, at(s.N-1))
+		reset = at(s.N-1) + p.period - now
+	}
+	switch {
+	case cost > p.rate:
+		return Decision{Exceeds: true, Remaining: p.rate - s.N, ResetAfter: micros(reset), RetryAfter: micros(p.period)}
+	case s.N+cost <= p.rate:
+		remaining := p.rate - s.N - cost
+		if cost > 0 {
+			reset = newest + p.period - now
+			if commit {
+				logPush(s, p.rate, newest, cost)
+			}
+		}
+		return Decision{Allowed: true, Remaining: remaining, ResetAfter: micros(reset)}
+	default:
+		// The request fits once the (N+cost-Rate) oldest entries have left.
+		k := s.N + cost - p.rate
+		return Decision{Remaining: p.rate - s.N, ResetAfter: micros(reset), RetryAfter: micros(at(k-1) + p.period - now)}
+	}
+}
+
+// logPush appends cost copies of ts, growing the ring up to rate entries.
+func logPush(s *State, rate, ts, cost int64) {
+	if need := s.N + cost; need > int64(len(s.Log)) {
+		n := min(rate, max(need, 2*int64(len(s.Log)), 4))
+		grown := make([]int64, n)
+		for i := int64(0); i < s.N; i++ {
+			grown[i] = s.Log[(s.Head+int(i))%len(s.Log)]
+		}
+		s.Log, s.Head = grown, 0
+	}
+	for range cost {
+		s.Log[(s.Head+int(s.N))%len(s.Log)] = ts
+		s.N++
+	}
+}

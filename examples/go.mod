@@ -1,0 +1,7 @@
+module github.com/ratewarden/ratewarden/examples
+
+go 1.25.0
+
+require github.com/ratewarden/ratewarden v0.0.0-00010101000000-000000000000
+
+replace github.com/ratewarden/ratewarden => ..
