@@ -103,16 +103,18 @@ func (a Algorithm) ApplyAll(states []State, limits []Limit, cost, now int64) (De
 	if !allowed {
 		return best, nil
 	}
+	var delay time.Duration
 	for i := range limits {
 		d := a.decide(&states[i], pp[i], cost, now, true)
 		d.Limit, d.Index = limits[i], i
 		if i == 0 || governs(d, best) {
 			best = d
 		}
-		if d.Delay > best.Delay {
-			best.Delay = d.Delay
-		}
+		delay = max(delay, d.Delay)
 	}
+	// An admitted request waits for its slot under every limit: the longest
+	// Delay, whichever limit governs.
+	best.Delay = delay
 	return best, nil
 }
 
