@@ -1,0 +1,63 @@
+// Package keyfuncs answers "who is this client?" for the rate limiter: it
+// builds core.KeyFunc values that read a framework-neutral core.HTTPRequest
+// and return the key a limit is counted under. Every adapter (stdhttp, ginmw,
+// echomw, fibermw) uses the same functions, so a request gets the same key in
+// every framework.
+//
+//   - IP: the client address, with trusted proxies and IPv6 grouping.
+//   - Header: an API key or any other header, length-bounded.
+//   - JWTSubject: the verified subject of a bearer JSON Web Token;
+//     JWTSubjectUnverified for apps whose gateway already verified it.
+//   - Compose, Route, Method, Static: keys per user and route, per method, or
+//     one global key.
+//   - Fallback: an API key, else the IP address.
+//
+// A key function that cannot find a key returns an error wrapping
+// core.ErrKey; the HTTP policy answers such a request with its key-error
+// response (401 by default) and never lets it through unlimited. Constructors
+// validate their options and return an error wrapping core.ErrInvalidOption;
+// nothing in this package panics on any input. All key functions are safe for
+// concurrent use.
+//
+// # Client addresses and trusted proxies
+//
+// The only address a server can rely on is the network peer's: the TCP
+// connection's other end. Headers such as X-Forwarded-For, Forwarded and
+// X-Real-IP are written by whoever sent the request, so by default IP ignores
+// them: a client that sends "X-Forwarded-For: 1.2.3.4" to escape its limit, or
+// to spend someone else's, changes nothing. Honouring these headers from
+// anyone is a well-known vulnerability (several rate limiters have had
+// advisories for it).
+//
+// Behind a reverse proxy or load balancer every request comes from the proxy,
+// so every client would share the proxy's key. WithTrustedProxies names the
+// proxies' addresses. Only when the peer is one of them are the headers read,
+// and X-Forwarded-For and Forwarded are walked from the right, where the
+// trusted proxies appended what they saw: each trusted hop is skipped, and the
+// first address that is not a trusted proxy is the client. Whatever the client
+// wrote itself lies further left and is never reached. Trust only the proxies
+// that really set or append these headers, and honour (WithHeaders) only the
+// headers they set: a header that a proxy passes through untouched is still
+// the client's own writing. When several are present and honoured, the
+// default order is X-Forwarded-For (which nearly every proxy appends), then
+// Forwarded, then X-Real-IP.
+//
+// # IPv6 grouping
+//
+// An IPv4 address is usually one subscriber (or many, behind a NAT). An IPv6
+// subscriber is normally assigned a whole /64 (often a /56 or /48), and can
+// pick a fresh address from its 2^64 for every request. Keyed by full
+// address, such a client would never be limited, and would fill the store
+// with keys. IP therefore keys IPv6 clients by their /64 ("2001:db8:1:2::/64")
+// by default; WithIPv6Prefix changes the length (48 or 56 for stricter
+// grouping, 128 for none). IPv4-mapped IPv6 addresses ("::ffff:192.0.2.1", as
+// dual-stack listeners report IPv4 peers) are keyed as the IPv4 address they
+// carry, and IPv6 zones are dropped.
+//
+// # Bounded keys
+//
+// Keys end up in a store, possibly Redis, so a client must not be able to
+// make them huge: header values, routes and claims longer than
+// DefaultMaxValueLength bytes are replaced by their SHA-256 hash, and bearer
+// tokens longer than DefaultMaxTokenLength are refused before decoding.
+package keyfuncs
