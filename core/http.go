@@ -1,0 +1,433 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// HTTPPolicy is the framework-neutral HTTP behaviour every adapter shares: it
+// runs the key function, asks the limiter, and says what the adapter must do
+// (pass the request on, hold it, or answer it) with which headers and body.
+// Adapters only translate; nothing behavioural lives in them. An HTTPPolicy is
+// safe for concurrent use and immutable once built.
+type HTTPPolicy struct {
+	lim        *Limiter
+	key        KeyFunc
+	fallback   KeyFunc
+	keyResp    func(HTTPRequest, error) HTTPResponse
+	responder  func(HTTPRequest, Decision) HTTPResponse
+	onError    func(HTTPRequest, error)
+	skip       func(HTTPRequest) bool
+	cost       func(HTTPRequest) int64
+	failClosed bool
+	timeout    time.Duration
+	maxDelay   time.Duration
+	headers    HeaderSet
+	onAllowed  bool
+	noContext  bool
+
+	// Precomputed once: nothing below changes between requests.
+	perLimit    []limitHeaders
+	policyField HTTPHeader
+	textBody    []byte
+	// Shared read-only outcomes for answers that carry no per-request data.
+	passOutcome                  *HTTPOutcome
+	keyOutcome, keyOutcomeJSON   [2]*HTTPOutcome // [0] GET, [1] HEAD
+	failOutcome, failOutcomeJSON [2]*HTTPOutcome
+}
+
+// limitHeaders is what never changes for one of the limiter's limits.
+type limitHeaders struct {
+	limitField HTTPHeader // X-RateLimit-Limit
+	rlPrefix   string     // `"name";r=`
+	jsonBody   []byte     // problem details naming the limit
+}
+
+// HeaderSet selects the rate-limit header families a policy writes.
+type HeaderSet uint8
+
+const (
+	// XRateLimitHeaders are X-RateLimit-Limit, X-RateLimit-Remaining and
+	// X-RateLimit-Reset (the reset as delta seconds, like the IETF draft's).
+	XRateLimitHeaders HeaderSet = 1 << iota
+	// IETFHeaders are RateLimit-Policy and RateLimit as defined by
+	// draft-ietf-httpapi-ratelimit-headers-10.
+	IETFHeaders
+	// AllHeaders is both families, the default.
+	AllHeaders = XRateLimitHeaders | IETFHeaders
+)
+
+// Canonical names of the headers a policy writes (the form net/http's Header
+// map keys use; HTTP field names are case-insensitive on the wire).
+const (
+	HeaderRetryAfter         = "Retry-After"
+	HeaderXRateLimitLimit    = "X-Ratelimit-Limit"
+	HeaderXRateLimitRemain   = "X-Ratelimit-Remaining"
+	HeaderXRateLimitReset    = "X-Ratelimit-Reset"
+	HeaderRateLimitPolicy    = "Ratelimit-Policy"
+	HeaderRateLimit          = "Ratelimit"
+	ContentTypeProblemJSON   = "application/problem+json"
+	ContentTypeTextPlain     = "text/plain; charset=utf-8"
+	ProblemTypeQuotaExceeded = "https://iana.org/assignments/http-problem-types#quota-exceeded"
+)
+
+// DefaultStoreTimeout bounds one store call when no WithStoreTimeout is given.
+// An in-region Redis answers in about a millisecond; a store still silent after
+// 100 ms is failing, and the request should not wait for it (it fails open or
+// closed instead). Stores that implement LocalStore get no deadline.
+const DefaultStoreTimeout = 100 * time.Millisecond
+
+// LocalStore is implemented by stores that decide in process, without I/O (the
+// memory store). The HTTP policy gives their calls no deadline: it could never
+// fire, and setting one costs allocations on every request.
+type LocalStore interface {
+	Local() bool
+}
+
+// HTTPResponse is an answer written instead of calling the next handler.
+type HTTPResponse struct {
+	// Status is the HTTP status code.
+	Status int
+	// ContentType is the Content-Type of Body; empty writes none.
+	ContentType string
+	// Body is written as is (never to a HEAD request). It must not be modified
+	// after it is returned.
+	Body []byte
+}
+
+// HTTPOption configures an HTTPPolicy.
+type HTTPOption func(*HTTPPolicy) error
+
+func nilOption(what string) error { return fmt.Errorf("%w: nil %s", ErrInvalidOption, what) }
+
+// WithKeyFunc sets how a request's key (who the client is) is found. The
+// adapters default to the client IP (package keyfuncs, no trusted proxies);
+// NewHTTPPolicy itself requires one.
+func WithKeyFunc(f KeyFunc) HTTPOption {
+	return func(p *HTTPPolicy) error {
+		if f == nil {
+			return nilOption("key function")
+		}
+		p.key = f
+		return nil
+	}
+}
+
+// WithKeyFallback sets a key function used when the main one fails: for
+// example the client IP when a request carries no API key. When the fallback
+// fails too, the key-error response is sent.
+func WithKeyFallback(f KeyFunc) HTTPOption {
+	return func(p *HTTPPolicy) error {
+		if f == nil {
+			return nilOption("fallback key function")
+		}
+		p.fallback = f
+		return nil
+	}
+}
+
+// WithKeyErrorResponder replaces the default answer to a request whose key
+// cannot be found (401 with a problem-details or plain-text body). The error
+// wraps ErrKey; do not copy its text into the response.
+func WithKeyErrorResponder(f func(r HTTPRequest, err error) HTTPResponse) HTTPOption {
+	return func(p *HTTPPolicy) error {
+		if f == nil {
+			return nilOption("key error responder")
+		}
+		p.keyResp = f
+		return nil
+	}
+}
+
+// WithResponder replaces the default 429 body. The rate-limit headers and
+// Retry-After are still set by the policy; a Status of 0 means 429.
+func WithResponder(f func(r HTTPRequest, d Decision) HTTPResponse) HTTPOption {
+	return func(p *HTTPPolicy) error {
+		if f == nil {
+			return nilOption("responder")
+		}
+		p.responder = f
+		return nil
+	}
+}
+
+// WithErrorHandler sets a hook called with every error the limiter returns
+// (store down, timeout, a negative cost), before the request fails open or
+// closed: log it, count it. It runs on the request's goroutine.
+func WithErrorHandler(f func(r HTTPRequest, err error)) HTTPOption {
+	return func(p *HTTPPolicy) error {
+		if f == nil {
+			return nilOption("error handler")
+		}
+		p.onError = f
+		return nil
+	}
+}
+
+// WithFailClosed answers 503 when the limiter fails. By default the policy
+// fails open: the request passes, and the error goes to the error handler.
+func WithFailClosed() HTTPOption {
+	return func(p *HTTPPolicy) error { p.failClosed = true; return nil }
+}
+
+// WithStoreTimeout bounds each store call (default DefaultStoreTimeout); a
+// call that times out is a limiter error. 0 sets no deadline beyond the
+// request's own.
+func WithStoreTimeout(d time.Duration) HTTPOption {
+	return func(p *HTTPPolicy) error {
+		if d < 0 {
+			return fmt.Errorf("%w: negative store timeout %s", ErrInvalidOption, d)
+		}
+		p.timeout = d
+		return nil
+	}
+}
+
+// WithSkip exempts requests for which f returns true (health checks): they
+// pass unlimited and get no rate-limit headers.
+func WithSkip(f func(r HTTPRequest) bool) HTTPOption {
+	return func(p *HTTPPolicy) error {
+		if f == nil {
+			return nilOption("skip function")
+		}
+		p.skip = f
+		return nil
+	}
+}
+
+// WithCost sets what a request spends (default 1). A negative cost is a
+// limiter error, handled like a store error; 0 is a peek that spends nothing.
+func WithCost(f func(r HTTPRequest) int64) HTTPOption {
+	return func(p *HTTPPolicy) error {
+		if f == nil {
+			return nilOption("cost function")
+		}
+		p.cost = f
+		return nil
+	}
+}
+
+// WithHeaders selects the rate-limit header families written (default
+// AllHeaders; 0 writes none, but a 429 always carries Retry-After).
+func WithHeaders(set HeaderSet) HTTPOption {
+	return func(p *HTTPPolicy) error {
+		if set&^AllHeaders != 0 {
+			return fmt.Errorf("%w: unknown header set %d", ErrInvalidOption, set)
+		}
+		p.headers = set
+		return nil
+	}
+}
+
+// WithoutHeadersOnAllowed writes the rate-limit headers on denied responses
+// only.
+func WithoutHeadersOnAllowed() HTTPOption {
+	return func(p *HTTPPolicy) error { p.onAllowed = false; return nil }
+}
+
+// WithMaxDelay bounds how long a leaky-bucket request is held before it is
+// passed on: an admitted request whose Delay is longer gets a 429 instead (its
+// place in the queue is spent). By default the queue's length is the only
+// bound.
+func WithMaxDelay(d time.Duration) HTTPOption {
+	return func(p *HTTPPolicy) error {
+		if d <= 0 {
+			return fmt.Errorf("%w: max delay must be positive, got %s", ErrInvalidOption, d)
+		}
+		p.maxDelay = d
+		return nil
+	}
+}
+
+// WithoutDecisionInContext stops the adapters from putting the decision in the
+// request's context, which costs an allocation or two per request on net/http,
+// Gin and Echo (a copy of the *http.Request).
+func WithoutDecisionInContext() HTTPOption {
+	return func(p *HTTPPolicy) error { p.noContext = true; return nil }
+}
+
+// NewHTTPPolicy returns the policy applying lim to HTTP requests. It returns an
+// error wrapping ErrInvalidOption for a nil limiter, a nil or invalid option,
+// no key function, or a limit name that cannot be written in a header.
+func NewHTTPPolicy(lim *Limiter, opts ...HTTPOption) (*HTTPPolicy, error) {
+	if lim == nil {
+		return nil, fmt.Errorf("%w: nil limiter", ErrInvalidOption)
+	}
+	p := &HTTPPolicy{lim: lim, timeout: DefaultStoreTimeout, headers: AllHeaders, onAllowed: true}
+	for _, o := range opts {
+		if o == nil {
+			return nil, nilOption("option")
+		}
+		if err := o(p); err != nil {
+			return nil, err
+		}
+	}
+	if p.key == nil {
+		return nil, fmt.Errorf("%w: no key function (use WithKeyFunc)", ErrInvalidOption)
+	}
+	if ls, ok := lim.Store().(LocalStore); ok && ls.Local() {
+		p.timeout = 0
+	}
+	if err := p.precompute(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Limiter returns the policy's limiter.
+func (p *HTTPPolicy) Limiter() *Limiter { return p.lim }
+
+// DecisionInContext reports whether adapters put the decision in the request's
+// context (see WithoutDecisionInContext).
+func (p *HTTPPolicy) DecisionInContext() bool { return !p.noContext }
+
+// Decide runs the policy on one request and says what the adapter must do.
+// ctx is the request's context (its end aborts the store call). The outcome is
+// read-only, and r is not kept after Decide returns.
+func (p *HTTPPolicy) Decide(ctx context.Context, r HTTPRequest) *HTTPOutcome {
+	if p.skip != nil && p.skip(r) {
+		return p.passOutcome
+	}
+	key, err := p.key(r)
+	if err != nil && p.fallback != nil {
+		key, err = p.fallback(r)
+	}
+	if err != nil {
+		return p.keyError(r, err)
+	}
+	cost := int64(1)
+	if p.cost != nil {
+		cost = p.cost(r)
+	}
+	var d Decision
+	if p.timeout > 0 {
+		cctx, cancel := context.WithTimeout(ctx, p.timeout)
+		d, err = p.lim.AllowN(cctx, key, cost)
+		cancel()
+	} else {
+		d, err = p.lim.AllowN(ctx, key, cost)
+	}
+	if err != nil {
+		return p.limiterError(r, err)
+	}
+	o := &HTTPOutcome{Action: HTTPPass, Decision: d, Decided: true}
+	if d.Allowed && d.Delay > 0 {
+		if p.maxDelay > 0 && d.Delay > p.maxDelay {
+			d.Allowed, d.RetryAfter = false, d.Delay
+			o.Decision = d
+		} else {
+			o.Delay = d.Delay
+		}
+	}
+	if d.Allowed {
+		if p.onAllowed {
+			p.setHeaders(o, &d)
+		}
+		return o
+	}
+	p.setHeaders(o, &d)
+	o.Action, o.Status = HTTPRespond, 429
+	if p.responder != nil {
+		resp := p.responder(r, d)
+		if resp.Status != 0 {
+			o.Status = resp.Status
+		}
+		o.ContentType, o.Body = resp.ContentType, resp.Body
+	} else if acceptsJSON(r.Header("Accept")) {
+		o.ContentType, o.Body = ContentTypeProblemJSON, p.perLimit[d.Index].jsonBody
+	} else {
+		o.ContentType, o.Body = ContentTypeTextPlain, p.textBody
+	}
+	if r.Method() == "HEAD" {
+		o.Body = nil
+	}
+	return o
+}
+
+func (p *HTTPPolicy) keyError(r HTTPRequest, err error) *HTTPOutcome {
+	head := 0
+	if r.Method() == "HEAD" {
+		head = 1
+	}
+	if p.keyResp == nil {
+		if acceptsJSON(r.Header("Accept")) {
+			return p.keyOutcomeJSON[head]
+		}
+		return p.keyOutcome[head]
+	}
+	if !errors.Is(err, ErrKey) {
+		err = fmt.Errorf("%w: %w", ErrKey, err)
+	}
+	return responseOutcome(p.keyResp(r, err), 401, head == 1)
+}
+
+func (p *HTTPPolicy) limiterError(r HTTPRequest, err error) *HTTPOutcome {
+	if p.onError != nil {
+		p.onError(r, err)
+	}
+	if !p.failClosed {
+		return p.passOutcome
+	}
+	head := 0
+	if r.Method() == "HEAD" {
+		head = 1
+	}
+	if acceptsJSON(r.Header("Accept")) {
+		return p.failOutcomeJSON[head]
+	}
+	return p.failOutcome[head]
+}
+
+func responseOutcome(resp HTTPResponse, status int, head bool) *HTTPOutcome {
+	o := &HTTPOutcome{Action: HTTPRespond, Status: resp.Status, ContentType: resp.ContentType, Body: resp.Body}
+	if o.Status == 0 {
+		o.Status = status
+	}
+	if head {
+		o.Body = nil
+	}
+	return o
+}
+
+// setHeaders fills o's headers for d. All values that change per request are
+// formatted into o.buf; the rest were built once by precompute.
+func (p *HTTPPolicy) setHeaders(o *HTTPOutcome, d *Decision) {
+	lh := &p.perLimit[d.Index]
+	remaining := max(d.Remaining, 0)
+	reset := ceilSeconds(d.ResetAfter)
+	if !d.Allowed {
+		// Retry-After must not point earlier than the draft's reset (t), so on a
+		// denial both say when the request could pass.
+		reset = max(ceilSeconds(d.RetryAfter), 1)
+		o.addDynamic(HeaderRetryAfter, o.appendInt(reset))
+	}
+	if p.headers&XRateLimitHeaders != 0 {
+		o.add(lh.limitField)
+		o.addDynamic(HeaderXRateLimitRemain, o.appendInt(remaining))
+		o.addDynamic(HeaderXRateLimitReset, o.appendInt(reset))
+	}
+	if p.headers&IETFHeaders != 0 {
+		o.add(p.policyField)
+		if o.n+len(lh.rlPrefix)+2*maxInt64Digits+len(";t=") > len(o.buf) {
+			// A very long limit name: off the buffer, with an allocation.
+			o.addDynamic(HeaderRateLimit, lh.rlPrefix+strconv.FormatInt(remaining, 10)+";t="+strconv.FormatInt(reset, 10))
+			return
+		}
+		start := o.n
+		b := strconv.AppendInt(append(o.buf[:o.n], lh.rlPrefix...), remaining, 10)
+		b = strconv.AppendInt(append(b, ";t="...), reset, 10)
+		o.n = len(b)
+		o.addDynamic(HeaderRateLimit, o.str(start))
+	}
+}
+
+// ceilSeconds rounds d up to whole seconds, as delay-seconds fields want.
+func ceilSeconds(d time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	return int64((d + time.Second - 1) / time.Second)
+}
