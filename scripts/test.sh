@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# scripts/test.sh: the whole ratewarden test suite, as the README gives it and
+# as .ci/run runs it. Works on a fresh Debian machine: it installs redis-server
+# (and curl) through apt-get and staticcheck through `go install` when missing.
+#
+#   bash scripts/test.sh
+#
+# Steps: formatting, go vet, staticcheck and `go test -race -shuffle=on` on
+# every module of go.work (the Redis tests start their own redis-server
+# processes); the example servers built, started once and probed (200, then
+# 429); the demo and the simulation run once; the benchmarks run once
+# (-benchtime=1x) so they cannot rot. It stops at the first failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+# Tests that need Redis fail (never skip) when CI=true. This script installs
+# Redis, so it runs them as CI does unless told otherwise (CI=false).
+export CI="${CI:-true}"
+
+STAGING=$(mktemp -d)
+SERVER_PIDS=()
+STEP_NAMES=()
+STEP_SECS=()
+CURRENT=""
+START_ALL=$SECONDS
+
+cleanup() {
+	local status=$? pid
+	for pid in "${SERVER_PIDS[@]}"; do
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	rm -rf "$STAGING"
+	if [ "$status" -ne 0 ]; then
+		echo >&2
+		echo "test.sh: FAILED at step \"$CURRENT\" (exit status $status; see the output above)" >&2
+	fi
+}
+trap cleanup EXIT
+
+# step NAME CMD...: run CMD under a section header and record its time.
+step() {
+	local name=$1
+	shift
+	CURRENT=$name
+	echo
+	echo "==> $name"
+	local t0=$SECONDS
+	"$@"
+	local dt=$((SECONDS - t0))
+	STEP_NAMES+=("$name")
+	STEP_SECS+=("$dt")
+	echo "    ok ($dt s)"
+}
+
+die() {
+	echo "test.sh: $*" >&2
+	exit 1
+}
+
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then
+		"$@"
+	elif command -v sudo >/dev/null; then
+		sudo "$@"
+	else
+		die "need root (or sudo) to run: $*"
+	fi
+}
+
+# ---------------------------------------------------------------- tools
+
+install_tools() {
+	command -v go >/dev/null || die "go is not on PATH: install Go 1.25 or newer (https://go.dev/doc/install)"
+	go version
+	local pkgs=()
+	if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
+		pkgs+=(redis-server)
+	fi
+	command -v curl >/dev/null || pkgs+=(curl)
+	if [ "${#pkgs[@]}" -gt 0 ]; then
+		echo "installing with apt-get: ${pkgs[*]}"
+		as_root apt-get update -q
+		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${pkgs[@]}"
+	fi
+	redis-server --version
+	export PATH="$(go env GOPATH)/bin:$PATH"
+	if ! command -v staticcheck >/dev/null; then
+		echo "installing staticcheck"
+		go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
+	fi
+	staticcheck -version
+}
+
+# ---------------------------------------------------------------- modules
+
+MODULES=()
+list_modules() {
+	local dir
+	while IFS= read -r dir; do
+		MODULES+=("$dir")
+	done < <(go list -m -f '{{.Dir}}')
+	[ "${#MODULES[@]}" -gt 0 ] || die "go list -m found no modules in go.work"
+	printf '    %s\n' "${MODULES[@]#"$ROOT"/}"
+}
+
+check_gofmt() {
+	local bad
+	bad=$(gofmt -l .)
+	if [ -n "$bad" ]; then
+		echo "these files need gofmt -w:" >&2
+		echo "$bad" >&2
+		return 1
+	fi
+}
+
+# in_module DIR CMD...: run CMD inside module DIR.
+in_module() {
+	local dir=$1
+	shift
+	(cd "$dir" && "$@")
+}
+
+# ---------------------------------------------------------------- examples
+
+build_examples() {
+	mkdir -p "$STAGING/bin"
+	local ex
+	for ex in stdhttp gin echo fiber demo simulate; do
+		go build -o "$STAGING/bin/$ex" "./examples/$ex"
+	done
+}
+
+# probe NAME: start example NAME on a free port with a limit of 2 per minute,
+# then expect 200, 200, 429 on / and 200 on /healthz.
+probe() {
+	local name=$1 log="$STAGING/$1.log" addr="" code want i
+	"$STAGING/bin/$name" -addr 127.0.0.1:0 -limit 2/m >"$log" 2>&1 &
+	SERVER_PIDS+=("$!")
+	# The servers print "listening on http://ADDR" once they accept connections.
+	for i in $(seq 1 100); do
+		addr=$(sed -n 's|.*listening on http://\([^ ]*\).*|\1|p' "$log" | head -n 1)
+		[ -n "$addr" ] && break
+		kill -0 "$!" 2>/dev/null || { cat "$log" >&2; die "$name exited before listening"; }
+		sleep 0.1
+	done
+	[ -n "$addr" ] || { cat "$log" >&2; die "$name did not start listening within 10 s"; }
+	for want in 200 200 429; do
+		code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://$addr/")
+		[ "$code" = "$want" ] || { cat "$log" >&2; die "$name: GET / answered $code, want $want"; }
+	done
+	code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://$addr/healthz")
+	[ "$code" = 200 ] || die "$name: GET /healthz answered $code after the limit was reached, want 200"
+	echo "    $name on $addr: GET / 200, 200, 429; GET /healthz 200"
+}
+
+# ---------------------------------------------------------------- run
+
+step "tools: go, redis-server, curl, staticcheck" install_tools
+step "modules of go.work" list_modules
+step "gofmt" check_gofmt
+for mod in "${MODULES[@]}"; do
+	rel=${mod#"$ROOT"}
+	rel=${rel#/}
+	rel=${rel:-.}
+	step "go vet ($rel)" in_module "$mod" go vet ./...
+	step "staticcheck ($rel)" in_module "$mod" staticcheck ./...
+	step "go test -race -shuffle=on ($rel)" in_module "$mod" go test -race -shuffle=on ./...
+done
+step "build examples" build_examples
+for ex in stdhttp gin echo fiber; do
+	step "probe examples/$ex" probe "$ex"
+done
+step "run examples/demo" "$STAGING/bin/demo"
+step "run examples/simulate" "$STAGING/bin/simulate" -svg "$STAGING/algorithms.svg"
+step "benchmarks, once (-benchtime=1x)" in_module "$ROOT/benchmarks" go test -run '^$' -bench . -benchtime=1x ./...
+
+echo
+echo "==> timing"
+for i in "${!STEP_NAMES[@]}"; do
+	printf '%6d s  %s\n' "${STEP_SECS[$i]}" "${STEP_NAMES[$i]}"
+done
+echo
+echo "test.sh: all ${#STEP_NAMES[@]} steps passed in $((SECONDS - START_ALL)) s"
