@@ -1,0 +1,38 @@
+// Package memory is ratewarden's in-process store: sharded, safe for concurrent
+// use, and bounded in memory whatever keys its clients send.
+//
+// # Speed
+//
+// For the token bucket, the leaky bucket and GCRA under a single limit, a key's
+// whole state is one 64-bit timestamp, kept inline in an open-addressing table
+// and updated with compare-and-swap: a decision on a key the store already holds
+// takes no lock and allocates nothing. The other algorithms, and requests under
+// several limits, keep a small entry per key guarded by its own mutex, so a hot
+// key never blocks its shard.
+//
+// # Memory
+//
+// The store keeps a seeded 64-bit hash of each key (hash/maphash, seeded per
+// store, so an attacker cannot aim a collision at a victim's key), never the key
+// itself: a 10 KB API key costs what a 4-byte one does. State that has fully
+// recovered (a bucket full again, a window long gone) is dropped by a
+// background sweeper and by inserts that pass it, and tables shrink again after
+// a flood.
+//
+// # The bound and the eviction policy
+//
+// The number of keys held is bounded (WithMaxKeys, default 1,000,000, spread over
+// the shards, so the bound is the per-shard bound times the shard count: at most
+// MaxKeys rounded up to a multiple of the shard count). When a shard is full, a
+// new key first reclaims any state that has recovered; failing that it evicts by
+// the CLOCK policy: every key has a reference bit, set when the key is used and
+// cleared as the eviction hand passes; the hand evicts the first key whose bit is
+// clear. New keys start unreferenced, so a flood of keys that each send once
+// evicts one another, while a key that keeps sending keeps its bit set and its
+// exact count. An evicted key that comes back starts fresh: under a sustained
+// flood larger than the bound, a client who rotates through more keys than the
+// bound can get fresh quota, which is the price of bounded memory. Size the bound
+// for your legitimate clients.
+//
+// A Store runs one background goroutine, the sweeper; Close stops it.
+package memory

@@ -1,0 +1,199 @@
+package memory
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/ratewarden/ratewarden/core"
+)
+
+// Sentinels in a one-word slot. States are timestamps, never negative.
+const (
+	wordMoved   int64 = -1 // the table was rebuilt: look the key up again
+	wordDeleted int64 = -2 // the key was removed: insert it again
+)
+
+// entry holds the states of one key under the algorithms that need more than
+// one word, or under several limits.
+type entry struct {
+	mu      sync.Mutex
+	dead    bool
+	freshAt atomic.Int64
+	states  []core.State
+	one     [1]core.State
+}
+
+// shard is one lock domain: a mutex for inserts and removals, and the two
+// tables it guards. Lookups and updates of existing keys take no shard lock.
+type shard struct {
+	mu      sync.Mutex
+	words   index[atomic.Int64]
+	entries index[atomic.Pointer[entry]]
+	bound   int
+	seen    *atomic.Int64 // the store's latest request time seen by an insert
+	_       [64]byte      // keep neighbouring shards' mutexes off one cache line
+}
+
+func (sh *shard) init(bound int, seen *atomic.Int64) {
+	maxCap := tableCap(bound)
+	sh.bound, sh.seen = bound, seen
+	sh.words.init(maxCap, valueOps[atomic.Int64]{move: moveWord, kill: killWord})
+	sh.entries.init(maxCap, valueOps[atomic.Pointer[entry]]{move: moveEntry, kill: killEntry})
+}
+
+func moveWord(from, to *atomic.Int64) bool {
+	for {
+		v := from.Load()
+		if from.CompareAndSwap(v, wordMoved) {
+			to.Store(v)
+			return v >= 0
+		}
+	}
+}
+
+func killWord(w *atomic.Int64, now int64, force bool) bool {
+	for {
+		v := w.Load()
+		if !force && v > now {
+			return false
+		}
+		if w.CompareAndSwap(v, wordDeleted) {
+			return true
+		}
+	}
+}
+
+func moveEntry(from, to *atomic.Pointer[entry]) bool {
+	to.Store(from.Load())
+	return true
+}
+
+func killEntry(p *atomic.Pointer[entry], now int64, force bool) bool {
+	e := p.Load()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !force && e.freshAt.Load() > now {
+		return false
+	}
+	e.dead = true
+	return true
+}
+
+// makeRoom notes the request time for the sweeper, and evicts one key when
+// the shard is at its bound, preferring the table the new key goes to.
+func (sh *shard) makeRoom(forWords bool, now int64) {
+	for v := sh.seen.Load(); now > v && !sh.seen.CompareAndSwap(v, now); v = sh.seen.Load() {
+	}
+	if sh.words.live+sh.entries.live < sh.bound {
+		return
+	}
+	if forWords && sh.words.live > 0 || sh.entries.live == 0 {
+		sh.words.evict(now)
+	} else {
+		sh.entries.evict(now)
+	}
+}
+
+// takeWord decides a one-word algorithm under one limit: a lock-free
+// compare-and-swap on the key's slot, or, for a key not held, an insert under
+// the shard's mutex.
+func (sh *shard) takeWord(tag uint64, alg core.Algorithm, l core.Limit, cost, now int64) (core.Decision, error) {
+	for {
+		if s, ok := sh.words.find(tag); ok {
+			d, v, err := applyWord(&s.val, alg, l, cost, now)
+			if v != wordDeleted {
+				if v == wordMoved {
+					continue
+				}
+				return d, err
+			}
+		}
+		sh.mu.Lock()
+		if _, ok := sh.words.find(tag); ok {
+			sh.mu.Unlock()
+			continue
+		}
+		var st core.State
+		d, err := alg.ApplyMicros(&st, l, cost, now)
+		if err == nil && st.T != 0 {
+			sh.makeRoom(true, now)
+			sh.words.grow()
+			s := sh.words.claim(tag)
+			s.val.Store(st.T)
+			sh.words.publish(s, tag)
+		}
+		sh.mu.Unlock()
+		return d, err
+	}
+}
+
+// applyWord runs the algorithm on a one-word state with compare-and-swap. It
+// returns the sentinel it met, if any, instead of deciding.
+func applyWord(w *atomic.Int64, alg core.Algorithm, l core.Limit, cost, now int64) (core.Decision, int64, error) {
+	for {
+		v := w.Load()
+		if v < 0 {
+			return core.Decision{}, v, nil
+		}
+		st := core.State{T: v}
+		d, err := alg.ApplyMicros(&st, l, cost, now)
+		if err != nil || st.T == v || w.CompareAndSwap(v, st.T) {
+			return d, 0, err
+		}
+	}
+}
+
+// takeEntry decides under the key's entry lock, inserting the entry under the
+// shard's mutex when the key is new.
+func (sh *shard) takeEntry(tag uint64, alg core.Algorithm, limits []core.Limit, cost, now int64) (core.Decision, error) {
+	for {
+		if s, ok := sh.entries.find(tag); ok {
+			if e := s.val.Load(); e != nil {
+				e.mu.Lock()
+				if !e.dead {
+					d, err := alg.ApplyAll(e.states, limits, cost, now)
+					e.freshAt.Store(freshAt(alg, e.states, limits))
+					e.mu.Unlock()
+					return d, err
+				}
+				e.mu.Unlock()
+			}
+		}
+		sh.mu.Lock()
+		if _, ok := sh.entries.find(tag); ok {
+			sh.mu.Unlock()
+			continue
+		}
+		var scratch [8]core.State
+		states := scratch[:min(len(limits), len(scratch))]
+		if len(limits) > len(scratch) {
+			states = make([]core.State, len(limits))
+		}
+		d, err := alg.ApplyAll(states, limits, cost, now)
+		if err == nil && d.Allowed && cost > 0 {
+			e := &entry{}
+			if len(limits) == 1 {
+				e.states = e.one[:]
+			} else {
+				e.states = make([]core.State, len(limits))
+			}
+			copy(e.states, states)
+			e.freshAt.Store(freshAt(alg, e.states, limits))
+			sh.makeRoom(false, now)
+			sh.entries.grow()
+			s := sh.entries.claim(tag)
+			s.val.Store(e)
+			sh.entries.publish(s, tag)
+		}
+		sh.mu.Unlock()
+		return d, err
+	}
+}
+
+func freshAt(alg core.Algorithm, states []core.State, limits []core.Limit) int64 {
+	var at int64
+	for i := range states {
+		at = max(at, alg.FreshAt(&states[i], limits[i]))
+	}
+	return at
+}

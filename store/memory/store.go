@@ -1,0 +1,252 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"math/bits"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ratewarden/ratewarden/core"
+)
+
+// Store is a sharded, bounded, in-process core.Store. It is safe for concurrent
+// use. Create one with New and stop its sweeper with Close.
+type Store struct {
+	seed        maphash.Seed
+	shards      []shard
+	shardShift  uint
+	perShardMax int
+	clock       core.Clock
+	sweepEvery  time.Duration
+	closed      atomic.Bool
+	seen        atomic.Int64
+	stop        chan struct{}
+	done        chan struct{}
+	closeOnce   sync.Once
+}
+
+// Option configures a Store.
+type Option func(*config) error
+
+type config struct {
+	maxKeys    int
+	shards     int
+	clock      core.Clock
+	sweepEvery time.Duration
+}
+
+// DefaultMaxKeys is the default bound on the number of keys a Store holds.
+const DefaultMaxKeys = 1_000_000
+
+// WithMaxKeys bounds the number of keys the store holds (see the package doc
+// for the eviction policy). It must be at least 1.
+func WithMaxKeys(n int) Option {
+	return func(c *config) error {
+		if n < 1 {
+			return fmt.Errorf("%w: max keys must be at least 1, got %d", core.ErrInvalidOption, n)
+		}
+		c.maxKeys = n
+		return nil
+	}
+}
+
+// WithShards sets the number of shards, a power of two from 1 to 65536. The
+// default is 64, or fewer when the key bound is small.
+func WithShards(n int) Option {
+	return func(c *config) error {
+		if n < 1 || n > 1<<16 || n&(n-1) != 0 {
+			return fmt.Errorf("%w: shards must be a power of two from 1 to 65536, got %d", core.ErrInvalidOption, n)
+		}
+		c.shards = n
+		return nil
+	}
+}
+
+// WithClock sets the clock the sweeper uses to tell recovered state (see
+// Sweep); decisions use the time of each request (core.TakeRequest.Now).
+func WithClock(clk core.Clock) Option {
+	return func(c *config) error {
+		if clk == nil {
+			return fmt.Errorf("%w: nil clock", core.ErrInvalidOption)
+		}
+		c.clock = clk
+		return nil
+	}
+}
+
+// WithSweepInterval sets how often the background sweeper drops recovered
+// state (default one minute). Zero disables the sweeper; inserts still reclaim
+// recovered state as they pass it, and the bound still holds.
+func WithSweepInterval(d time.Duration) Option {
+	return func(c *config) error {
+		if d < 0 {
+			return fmt.Errorf("%w: negative sweep interval %s", core.ErrInvalidOption, d)
+		}
+		c.sweepEvery = d
+		return nil
+	}
+}
+
+// New returns a Store. It starts the background sweeper unless disabled; call
+// Close to stop it.
+func New(opts ...Option) (*Store, error) {
+	c := config{maxKeys: DefaultMaxKeys, clock: core.SystemClock{}, sweepEvery: time.Minute}
+	for _, o := range opts {
+		if o == nil {
+			return nil, fmt.Errorf("%w: nil option", core.ErrInvalidOption)
+		}
+		if err := o(&c); err != nil {
+			return nil, err
+		}
+	}
+	if c.shards == 0 {
+		c.shards = 64
+		for c.shards > 1 && c.maxKeys/c.shards < 64 {
+			c.shards /= 2
+		}
+	}
+	s := &Store{
+		seed:        maphash.MakeSeed(),
+		shards:      make([]shard, c.shards),
+		shardShift:  uint(64 - bits.TrailingZeros(uint(c.shards))),
+		perShardMax: (c.maxKeys + c.shards - 1) / c.shards,
+		clock:       c.clock,
+		sweepEvery:  c.sweepEvery,
+		stop:        make(chan struct{}),
+		done:        make(chan struct{}),
+	}
+	for i := range s.shards {
+		s.shards[i].init(s.perShardMax, &s.seen)
+	}
+	if s.sweepEvery > 0 {
+		go s.sweeper()
+	} else {
+		close(s.done)
+	}
+	return s, nil
+}
+
+// Close stops the sweeper and waits for it to end. Take after Close returns
+// core.ErrStoreClosed. Close is safe to call more than once.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		s.closed.Store(true)
+		close(s.stop)
+	})
+	<-s.done
+	return nil
+}
+
+// Len returns the number of keys the store holds (one per key and limit set).
+func (s *Store) Len() int {
+	n := 0
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		n += sh.words.live + sh.entries.live
+		sh.mu.Unlock()
+	}
+	return n
+}
+
+var errInvalidRequest = errors.New("memory: invalid request")
+
+// Take decides req atomically and spends its cost when admitted.
+func (s *Store) Take(_ context.Context, req core.TakeRequest) (core.Decision, error) {
+	if s.closed.Load() {
+		return core.Decision{}, core.ErrStoreClosed
+	}
+	if len(req.Limits) == 0 {
+		return core.Decision{}, fmt.Errorf("%w: no limits: %w", errInvalidRequest, core.ErrInvalidLimit)
+	}
+	now := core.Micros(req.Now)
+	tag := s.tag(req)
+	sh := &s.shards[tag>>s.shardShift]
+	if len(req.Limits) == 1 && req.Algorithm.OneWord() {
+		return sh.takeWord(tag, req.Algorithm, req.Limits[0], req.Cost, now)
+	}
+	return sh.takeEntry(tag, req.Algorithm, req.Limits, req.Cost, now)
+}
+
+// Reset forgets the state of req's key under req's algorithm and limits.
+func (s *Store) Reset(_ context.Context, req core.TakeRequest) error {
+	if s.closed.Load() {
+		return core.ErrStoreClosed
+	}
+	tag := s.tag(req)
+	sh := &s.shards[tag>>s.shardShift]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sl, ok := sh.words.find(tag); ok {
+		sh.words.remove(sl, 0, true)
+	}
+	if sl, ok := sh.entries.find(tag); ok {
+		sh.entries.remove(sl, 0, true)
+	}
+	return nil
+}
+
+// tag hashes the request's identity: namespace, key, algorithm and limits.
+// Its top bits pick the shard, its low bits the slot; bit 0 is left clear for
+// the reference bit and bit 2 is set so a tag is never an empty or dead slot.
+func (s *Store) tag(req core.TakeRequest) uint64 {
+	h := maphash.String(s.seed, req.Key)
+	if req.Namespace != "" {
+		h ^= mix(maphash.String(s.seed, req.Namespace))
+	}
+	f := uint64(req.Algorithm)
+	for _, l := range req.Limits {
+		f = f*0x100000001b3 ^ uint64(l.Rate)
+		f = f*0x100000001b3 ^ uint64(l.Period)
+		f = f*0x100000001b3 ^ uint64(l.EffectiveBurst())
+	}
+	return (mix(h^mix(f)) | 4) &^ 1
+}
+
+// mix is the splitmix64 finalizer.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+func (s *Store) sweeper() {
+	defer close(s.done)
+	t := time.NewTicker(s.sweepEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			s.Sweep()
+		}
+	}
+}
+
+// Sweep drops every state that has fully recovered and shrinks tables that a
+// flood left mostly empty. The background sweeper calls it; call it yourself
+// when the sweeper is disabled.
+//
+// "Now" for the sweep is the earlier of the store's clock and the latest
+// request time the store has seen inserting a key, so a limiter whose clock
+// lags the store's (a test's manual clock, a simulation) never has live state
+// swept away: the sweep can only lag, never run ahead.
+func (s *Store) Sweep() {
+	now := min(core.Micros(s.clock.Now()), s.seen.Load())
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		sh.words.sweep(now)
+		sh.entries.sweep(now)
+		sh.mu.Unlock()
+		runtime.Gosched()
+	}
+}

@@ -1,0 +1,20 @@
+// Package storetest is the conformance suite every ratewarden store runs
+// against itself: scripted sequences of (time, key, cost) for every algorithm,
+// compared decision by decision with the pure-Go reference (core's
+// Algorithm.ApplyAll), and concurrency cases in which many goroutines hammer
+// one key and exactly the limit must be admitted.
+//
+// A store's test calls Run with a constructor:
+//
+//	func TestConformance(t *testing.T) {
+//		storetest.Run(t, func(t *testing.T) core.Store {
+//			st, err := memory.New()
+//			require.NoError(t, err)
+//			t.Cleanup(func() { st.Close() })
+//			return st
+//		})
+//	}
+//
+// The suite drives time through core.TakeRequest.Now, so a store that keeps
+// its own time (Redis's TIME) must be run in its caller-clock mode.
+package storetest
