@@ -1,0 +1,72 @@
+package stdhttp
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/keyfuncs"
+)
+
+// request is core's view of an *http.Request: one pointer, so passing it as a
+// core.HTTPRequest does not allocate.
+type request struct{ r *http.Request }
+
+func (v request) RemoteAddr() string                { return v.r.RemoteAddr }
+func (v request) Header(name string) string         { return v.r.Header.Get(name) }
+func (v request) HeaderValues(name string) []string { return v.r.Header.Values(name) }
+func (v request) Method() string                    { return v.r.Method }
+func (v request) Path() string                      { return v.r.URL.Path }
+func (v request) Route() string                     { return v.r.Pattern }
+
+// New returns net/http middleware applying lim to every request: the key is
+// the client IP (the peer address; see package keyfuncs for proxies, API keys
+// and JWTs) unless core.WithKeyFunc says otherwise, and the behaviour is
+// core.HTTPPolicy's. It returns an error wrapping core.ErrInvalidOption for a
+// nil limiter or an invalid option.
+//
+// The route pattern (for keyfuncs.Route) is http.Request.Pattern, which the
+// ServeMux sets before calling the handler it matched: wrap the handlers you
+// register, not the mux, when keys are per route.
+func New(lim *core.Limiter, opts ...core.HTTPOption) (func(http.Handler) http.Handler, error) {
+	ip, err := keyfuncs.IP()
+	if err != nil {
+		return nil, fmt.Errorf("stdhttp: %w", err)
+	}
+	p, err := core.NewHTTPPolicy(lim, append([]core.HTTPOption{core.WithKeyFunc(ip)}, opts...)...)
+	if err != nil {
+		return nil, fmt.Errorf("stdhttp: %w", err)
+	}
+	inContext := p.DecisionInContext()
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			o := p.Decide(r.Context(), request{r})
+			hs := o.Headers()
+			h := w.Header()
+			for i := range hs {
+				h[hs[i].Name] = hs[i].Values()
+			}
+			if o.Action == core.HTTPRespond {
+				if o.ContentType != "" {
+					h.Set("Content-Type", o.ContentType)
+				}
+				w.WriteHeader(o.Status)
+				_, _ = w.Write(o.Body)
+				return
+			}
+			if !o.Wait(r.Context()) {
+				return // the client left while the request was held
+			}
+			if o.Decided && inContext {
+				r = r.WithContext(o.Context(r.Context()))
+			}
+			next.ServeHTTP(w, r)
+		})
+	}, nil
+}
+
+// DecisionFrom returns the decision the middleware made for r, as seen by the
+// handlers after it; false when there is none (see core.DecisionFromContext).
+func DecisionFrom(r *http.Request) (core.Decision, bool) {
+	return core.DecisionFromContext(r.Context())
+}
