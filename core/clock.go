@@ -11,11 +11,20 @@ type Clock interface {
 	Now() time.Time
 }
 
-// SystemClock is the Clock that reads time.Now.
+// SystemClock is the Clock that reads the system's time. It reads the
+// monotonic clock only (time.Since of an instant taken when the program
+// started), which costs half of time.Now on most systems and never steps: a
+// wall clock set back or forward while the program runs does not move a
+// limiter's windows. It may drift from the wall clock by as much as the wall
+// clock was stepped since the program started.
 type SystemClock struct{}
 
-// Now returns time.Now().
-func (SystemClock) Now() time.Time { return time.Now() }
+// startWall is the instant the package was initialised, with its monotonic
+// reading.
+var startWall = time.Now()
+
+// Now returns the current time, as the monotonic clock counts it.
+func (SystemClock) Now() time.Time { return startWall.Add(time.Since(startWall)) }
 
 // ManualClock is a Clock that moves only when told to: for tests, examples and
 // simulations. It is safe for concurrent use.

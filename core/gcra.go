@@ -28,7 +28,7 @@ func leakyBucket(s *State, p params, cost, now int64, commit bool) Decision {
 func meter(s *State, p params, cost, now int64, commit, queue bool) Decision {
 	tat := max(s.T, now)
 	if cost > p.burst {
-		return Decision{Exceeds: true, Remaining: max(0, (p.tau-(tat-now))/p.interval),
+		return Decision{Exceeds: true, Remaining: max(0, p.divInterval(max(0, p.tau-(tat-now)))),
 			ResetAfter: micros(tat - now), RetryAfter: micros(p.period)}
 	}
 	next := tat + cost*p.interval
@@ -36,12 +36,12 @@ func meter(s *State, p params, cost, now int64, commit, queue bool) Decision {
 		if commit && cost > 0 {
 			s.T = next
 		}
-		d := Decision{Allowed: true, Remaining: (p.tau - (next - now)) / p.interval, ResetAfter: micros(next - now)}
+		d := Decision{Allowed: true, Remaining: p.divInterval(p.tau - (next - now)), ResetAfter: micros(next - now)}
 		if queue {
 			d.Delay = micros(tat - now)
 		}
 		return d
 	}
-	return Decision{Remaining: max(0, (p.tau-(tat-now))/p.interval),
+	return Decision{Remaining: max(0, p.divInterval(max(0, p.tau-(tat-now)))),
 		ResetAfter: micros(tat - now), RetryAfter: micros(next - p.tau - now)}
 }

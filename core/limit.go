@@ -37,6 +37,10 @@ type Limit struct {
 	// Name names the quota policy in the RateLimit-Policy header; empty means
 	// "default" for the first limit of a limiter and the limit's String for the others.
 	Name string
+
+	// prep caches the limit's figures in microseconds, computed once by
+	// NewLimiter; it is used only while Rate, Period and Burst still match it.
+	prep *params
 }
 
 // PerSecond returns a limit of rate events per second, with a burst of rate.

@@ -83,6 +83,11 @@ func NewLimiter(store Store, alg Algorithm, limit Limit, opts ...Option) (*Limit
 		if l.limits[i].Burst == 0 {
 			l.limits[i].Burst = l.limits[i].Rate
 		}
+		p, err := computeParams(l.limits[i])
+		if err != nil {
+			return nil, err
+		}
+		l.limits[i].prep = &p
 		if l.limits[i].Name == "" {
 			l.limits[i].Name = "default"
 			if i > 0 {

@@ -30,13 +30,27 @@ func Micros(t time.Time) int64 { return t.UnixMicro() }
 
 func micros(us int64) time.Duration { return time.Duration(us) * time.Microsecond }
 
-// params are a limit's figures in microseconds, computed once per decision.
+// params are a limit's figures in microseconds, computed once per limit.
 type params struct {
 	rate, period, burst, interval, tau int64
+	// Division by interval without a divide instruction: for n < 2^53,
+	// n / interval == hi64(n * magic) >> shift (see divInterval).
+	magic uint64
+	shift uint8
+	// The exported fields these figures were computed from.
+	from Limit
 }
 
-// paramsOf checks l cheaply (no allocation, one division) and converts it.
+// paramsOf checks l cheaply and converts it, or returns the figures NewLimiter
+// cached in it while they still match its exported fields.
 func paramsOf(l Limit) (params, error) {
+	if c := l.prep; c != nil && c.from.Rate == l.Rate && c.from.Period == l.Period && c.from.Burst == l.Burst {
+		return *c, nil
+	}
+	return computeParams(l)
+}
+
+func computeParams(l Limit) (params, error) {
 	p := params{rate: l.Rate, period: l.periodMicros(), burst: l.burst()}
 	if p.rate <= 0 || l.Period <= 0 || l.Period > MaxPeriod || l.Burst < 0 || p.period <= 0 || p.rate > p.period {
 		return params{}, fmt.Errorf("%w: %d per %s", ErrInvalidLimit, l.Rate, l.Period)
@@ -47,7 +61,30 @@ func paramsOf(l Limit) (params, error) {
 		return params{}, fmt.Errorf("%w: burst %d too large", ErrInvalidLimit, l.Burst)
 	}
 	p.tau = int64(lo)
+	// With s = floor(log2(interval)) and magic = ceil(2^(64+s) / interval),
+	// hi64(n*magic) >> s is exact for every n < 2^53: the rounding error of
+	// magic, times n, stays below 2^(64+s) / interval. A power of two is a
+	// plain shift.
+	d := uint64(p.interval)
+	p.shift = uint8(bits.Len64(d) - 1)
+	if d&(d-1) != 0 {
+		q, r := bits.Div64(uint64(1)<<p.shift, 0, d)
+		p.magic = q
+		if r != 0 {
+			p.magic++
+		}
+	}
+	p.from = Limit{Rate: l.Rate, Period: l.Period, Burst: l.Burst}
 	return p, nil
+}
+
+// divInterval returns n / interval for 0 <= n < 2^53.
+func (p *params) divInterval(n int64) int64 {
+	if p.magic == 0 {
+		return n >> p.shift
+	}
+	hi, _ := bits.Mul64(uint64(n), p.magic)
+	return int64(hi >> p.shift)
 }
 
 // Apply decides a request of the given cost at time now under l, updating s

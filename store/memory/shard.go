@@ -98,9 +98,13 @@ func (sh *shard) makeRoom(forWords bool, now int64) {
 // compare-and-swap on the key's slot, or, for a key not held, an insert under
 // the shard's mutex.
 func (sh *shard) takeWord(tag uint64, alg core.Algorithm, l core.Limit, cost, now int64) (core.Decision, error) {
+	pr, err := alg.Prepare(l)
+	if err != nil {
+		return core.Decision{}, err
+	}
 	for {
 		if s, ok := sh.words.find(tag); ok {
-			d, v, err := applyWord(&s.val, alg, l, cost, now)
+			d, v, err := applyWord(&s.val, &pr, cost, now)
 			if v != wordDeleted {
 				if v == wordMoved {
 					continue
@@ -114,7 +118,7 @@ func (sh *shard) takeWord(tag uint64, alg core.Algorithm, l core.Limit, cost, no
 			continue
 		}
 		var st core.State
-		d, err := alg.ApplyMicros(&st, l, cost, now)
+		d, err := pr.ApplyMicros(&st, cost, now)
 		if err == nil && st.T != 0 {
 			sh.makeRoom(true, now)
 			sh.words.grow()
@@ -129,14 +133,14 @@ func (sh *shard) takeWord(tag uint64, alg core.Algorithm, l core.Limit, cost, no
 
 // applyWord runs the algorithm on a one-word state with compare-and-swap. It
 // returns the sentinel it met, if any, instead of deciding.
-func applyWord(w *atomic.Int64, alg core.Algorithm, l core.Limit, cost, now int64) (core.Decision, int64, error) {
+func applyWord(w *atomic.Int64, pr *core.Prepared, cost, now int64) (core.Decision, int64, error) {
 	for {
 		v := w.Load()
 		if v < 0 {
 			return core.Decision{}, v, nil
 		}
 		st := core.State{T: v}
-		d, err := alg.ApplyMicros(&st, l, cost, now)
+		d, err := pr.ApplyMicros(&st, cost, now)
 		if err != nil || st.T == v || w.CompareAndSwap(v, st.T) {
 			return d, 0, err
 		}

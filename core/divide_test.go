@@ -1,0 +1,47 @@
+package core
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// divInterval must equal a real division for every interval and every n the
+// algorithms can produce (below 2^53).
+func TestDivIntervalIsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	intervals := []int64{1, 2, 3, 7, 1000, 1024, 33333, 333334, 1 << 47, 1<<48 - 1}
+	for range 200 {
+		intervals = append(intervals, 1+rng.Int64N(1<<48))
+	}
+	for _, d := range intervals {
+		p, err := computeParams(Limit{Rate: 1, Period: time.Duration(d) * time.Microsecond})
+		require.NoError(t, err)
+		require.Equal(t, d, p.interval)
+		ns := []int64{0, 1, d - 1, d, d + 1, 1<<53 - 1, 1<<53 - d}
+		for range 500 {
+			ns = append(ns, rng.Int64N(1<<53))
+		}
+		for _, n := range ns {
+			if n < 0 {
+				continue
+			}
+			require.Equal(t, n/d, p.divInterval(n), "%d / %d", n, d)
+		}
+	}
+}
+
+// A limit copied from a limiter and then changed must not reuse the figures
+// cached for the original.
+func TestCachedParamsFollowTheLimit(t *testing.T) {
+	l := PerSecond(10)
+	p, err := computeParams(l)
+	require.NoError(t, err)
+	l.prep = &p
+	l.Rate = 20
+	got, err := paramsOf(l)
+	require.NoError(t, err)
+	require.Equal(t, int64(50_000), got.interval)
+}
