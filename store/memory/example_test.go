@@ -1,0 +1,53 @@
+package memory_test
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/store/memory"
+)
+
+// The one-line use: a bounded in-memory store behind a limiter.
+func ExampleNew() {
+	st, err := memory.New(memory.WithMaxKeys(100_000))
+	if err != nil {
+		panic(err)
+	}
+	defer st.Close()
+
+	clock := core.NewManualClock(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC))
+	lim, err := core.NewLimiter(st, core.GCRA, core.PerSecond(2), core.WithClock(clock))
+	if err != nil {
+		panic(err)
+	}
+	for i := 1; i <= 3; i++ {
+		d, _ := lim.Allow(context.Background(), "203.0.113.7")
+		fmt.Printf("request %d: allowed=%v remaining=%d retry-after=%s\n", i, d.Allowed, d.Remaining, d.RetryAfter)
+	}
+	clock.Advance(500 * time.Millisecond)
+	d, _ := lim.Allow(context.Background(), "203.0.113.7")
+	fmt.Printf("after 500ms: allowed=%v\n", d.Allowed)
+	// Output:
+	// request 1: allowed=true remaining=1 retry-after=0s
+	// request 2: allowed=true remaining=0 retry-after=0s
+	// request 3: allowed=false remaining=0 retry-after=500ms
+	// after 500ms: allowed=true
+}
+
+// Several limits on one request: all must allow, and a denial spends from none.
+func ExampleStore_Take() {
+	st, _ := memory.New()
+	defer st.Close()
+	req := core.TakeRequest{
+		Key:       "api-key-42",
+		Algorithm: core.SlidingWindow,
+		Limits:    []core.Limit{core.PerSecond(10), core.PerHour(1000).Named("hourly")},
+		Cost:      1,
+		Now:       time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC),
+	}
+	d, _ := st.Take(context.Background(), req)
+	fmt.Println(d.Allowed, d.Limit, d.Remaining)
+	// Output: true 10/s 9
+}
