@@ -38,13 +38,14 @@ type params struct {
 	magic uint64
 	shift uint8
 	// The exported fields these figures were computed from.
-	from Limit
+	fromRate, fromBurst int64
+	fromPeriod          time.Duration
 }
 
 // paramsOf checks l cheaply and converts it, or returns the figures NewLimiter
 // cached in it while they still match its exported fields.
 func paramsOf(l Limit) (params, error) {
-	if c := l.prep; c != nil && c.from.Rate == l.Rate && c.from.Period == l.Period && c.from.Burst == l.Burst {
+	if c := l.prep; c != nil && c.fromRate == l.Rate && c.fromPeriod == l.Period && c.fromBurst == l.Burst {
 		return *c, nil
 	}
 	return computeParams(l)
@@ -74,7 +75,7 @@ func computeParams(l Limit) (params, error) {
 			p.magic++
 		}
 	}
-	p.from = Limit{Rate: l.Rate, Period: l.Period, Burst: l.Burst}
+	p.fromRate, p.fromPeriod, p.fromBurst = l.Rate, l.Period, l.Burst
 	return p, nil
 }
 
