@@ -1,0 +1,72 @@
+package ginmw
+
+import (
+	"fmt"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/keyfuncs"
+)
+
+// request is core's view of a *gin.Context: one pointer, so passing it as a
+// core.HTTPRequest does not allocate.
+type request struct{ c *gin.Context }
+
+func (v request) RemoteAddr() string                { return v.c.Request.RemoteAddr }
+func (v request) Header(name string) string         { return v.c.Request.Header.Get(name) }
+func (v request) HeaderValues(name string) []string { return v.c.Request.Header.Values(name) }
+func (v request) Method() string                    { return v.c.Request.Method }
+func (v request) Path() string                      { return v.c.Request.URL.Path }
+func (v request) Route() string                     { return v.c.FullPath() }
+
+// New returns Gin middleware applying lim to every request: the key is the
+// client IP (the peer address, not Gin's ClientIP; see package keyfuncs for
+// proxies, API keys and JWTs) unless core.WithKeyFunc says otherwise, and the
+// behaviour is core.HTTPPolicy's. The route pattern (for keyfuncs.Route) is
+// FullPath. It returns an error wrapping core.ErrInvalidOption for a nil
+// limiter or an invalid option.
+func New(lim *core.Limiter, opts ...core.HTTPOption) (gin.HandlerFunc, error) {
+	ip, err := keyfuncs.IP()
+	if err != nil {
+		return nil, fmt.Errorf("ginmw: %w", err)
+	}
+	p, err := core.NewHTTPPolicy(lim, append([]core.HTTPOption{core.WithKeyFunc(ip)}, opts...)...)
+	if err != nil {
+		return nil, fmt.Errorf("ginmw: %w", err)
+	}
+	inContext := p.DecisionInContext()
+	return func(c *gin.Context) {
+		ctx := c.Request.Context()
+		o := p.Decide(ctx, request{c})
+		hs := o.Headers()
+		h := c.Writer.Header()
+		for i := range hs {
+			h[hs[i].Name] = hs[i].Values()
+		}
+		if o.Action == core.HTTPRespond {
+			if o.ContentType != "" {
+				h.Set("Content-Type", o.ContentType)
+			}
+			c.Writer.WriteHeader(o.Status)
+			_, _ = c.Writer.Write(o.Body)
+			c.Abort()
+			return
+		}
+		if !o.Wait(ctx) {
+			c.Abort() // the client left while the request was held
+			return
+		}
+		if o.Decided && inContext {
+			c.Request = c.Request.WithContext(o.Context(ctx))
+		}
+		c.Next()
+	}, nil
+}
+
+// DecisionFrom returns the decision the middleware made for the request, as
+// seen by the handlers after it; false when there is none (see
+// core.DecisionFromContext).
+func DecisionFrom(c *gin.Context) (core.Decision, bool) {
+	return core.DecisionFromContext(c.Request.Context())
+}
