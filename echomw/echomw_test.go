@@ -1,0 +1,39 @@
+package echomw_test
+
+import (
+	"testing"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/ratewarden/ratewarden/adaptertest"
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/echomw"
+)
+
+func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...core.HTTPOption) (*adaptertest.Server, error) {
+	mw, err := echomw.New(lim, opts...)
+	if err != nil {
+		return nil, err
+	}
+	e := echo.New()
+	e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			adaptertest.SetPeer(c.Request())
+			return next(c)
+		}
+	}, mw)
+	handle := func(c echo.Context) error {
+		d, ok := echomw.DecisionFrom(c)
+		return c.Blob(200, "text/plain; charset=utf-8", []byte(h(d, ok)))
+	}
+	for _, path := range []string{"/", "/health", "/users/:id"} {
+		e.GET(path, handle)
+		e.HEAD(path, handle)
+		e.POST(path, handle)
+	}
+	return adaptertest.HTTPServer(e), nil
+}
+
+func TestConformance(t *testing.T) {
+	adaptertest.Run(t, adaptertest.Adapter{New: newApp, Disconnects: true})
+}
