@@ -85,16 +85,17 @@ func Header(name string, opts ...HeaderOption) (core.KeyFunc, error) {
 	errMissing := fmt.Errorf("%w: header %s is missing or empty", core.ErrKey, name)
 	errPrefix := fmt.Errorf("%w: header %s does not start with the expected prefix", core.ErrKey, name)
 	return func(r core.HTTPRequest) (string, error) {
-		v := trimOWS(r.Header(name))
-		if c.prefix != "" {
+		v := trimLeftOWS(r.Header(name))
+		if c.prefix != "" && v != "" {
 			if len(v) < len(c.prefix) || !strings.EqualFold(v[:len(c.prefix)], c.prefix) {
-				if v == "" {
-					return "", errMissing
+				if strings.EqualFold(trimOWS(v), trimOWS(c.prefix)) {
+					return "", errMissing // the prefix and nothing else
 				}
 				return "", errPrefix
 			}
-			v = trimOWS(v[len(c.prefix):])
+			v = v[len(c.prefix):]
 		}
+		v = trimOWS(v)
 		if v == "" {
 			return "", errMissing
 		}

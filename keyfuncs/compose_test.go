@@ -1,0 +1,155 @@
+package keyfuncs_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/keyfuncs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestComposeUnambiguous(t *testing.T) {
+	ab, err := keyfuncs.Compose(keyfuncs.Static("a:b"), keyfuncs.Static("c"))
+	require.NoError(t, err)
+	a, err := keyfuncs.Compose(keyfuncs.Static("a"), keyfuncs.Static("b:c"))
+	require.NoError(t, err)
+	pipe1, err := keyfuncs.Compose(keyfuncs.Static("a|1:b"), keyfuncs.Static(""))
+	require.NoError(t, err)
+	pipe2, err := keyfuncs.Compose(keyfuncs.Static("a"), keyfuncs.Static("b|0:"))
+	require.NoError(t, err)
+	r := newReq("192.0.2.1:1")
+	k1, err := ab(r)
+	require.NoError(t, err)
+	k2, err := a(r)
+	require.NoError(t, err)
+	k3, err := pipe1(r)
+	require.NoError(t, err)
+	k4, err := pipe2(r)
+	require.NoError(t, err)
+	assert.Equal(t, "3:a:b|1:c", k1)
+	assert.Equal(t, "1:a|3:b:c", k2)
+	assert.Equal(t, "5:a|1:b|0:", k3)
+	assert.Equal(t, "1:a|4:b|0:", k4)
+}
+
+func TestComposeManyParts(t *testing.T) {
+	parts := make([]core.KeyFunc, 6)
+	for i := range parts {
+		parts[i] = keyfuncs.Static(strings.Repeat("x", i))
+	}
+	kf, err := keyfuncs.Compose(parts...)
+	require.NoError(t, err)
+	got, err := kf(newReq("192.0.2.1:1"))
+	require.NoError(t, err)
+	assert.Equal(t, "0:|1:x|2:xx|3:xxx|4:xxxx|5:xxxxx", got)
+}
+
+func TestComposeUserAndRoute(t *testing.T) {
+	ip, err := keyfuncs.IP()
+	require.NoError(t, err)
+	kf, err := keyfuncs.Compose(ip, keyfuncs.Method(), keyfuncs.Route())
+	require.NoError(t, err)
+	r := newReq("203.0.113.7:1")
+	r.method, r.route, r.path = "POST", "/users/{id}", "/users/42"
+	got, err := kf(r)
+	require.NoError(t, err)
+	assert.Equal(t, "11:203.0.113.7|4:POST|11:/users/{id}", got)
+}
+
+func TestComposePartError(t *testing.T) {
+	key, err := keyfuncs.Header("X-API-Key")
+	require.NoError(t, err)
+	kf, err := keyfuncs.Compose(keyfuncs.Static("s"), key)
+	require.NoError(t, err)
+	got, err := kf(newReq("192.0.2.1:1"))
+	require.ErrorIs(t, err, core.ErrKey)
+	assert.Empty(t, got)
+}
+
+func TestComposeInvalid(t *testing.T) {
+	kf, err := keyfuncs.Compose()
+	require.ErrorIs(t, err, core.ErrInvalidOption)
+	assert.Nil(t, kf)
+	kf, err = keyfuncs.Compose(keyfuncs.Static("a"), nil)
+	require.ErrorIs(t, err, core.ErrInvalidOption)
+	assert.Contains(t, err.Error(), "part 1 is nil")
+	assert.Nil(t, kf)
+}
+
+func TestRouteMethodStatic(t *testing.T) {
+	tests := []struct {
+		name    string
+		kf      core.KeyFunc
+		method  string
+		route   string
+		path    string
+		want    string
+		wantErr bool
+	}{
+		{"route pattern", keyfuncs.Route(), "GET", "/users/:id", "/users/42", "/users/:id", false},
+		{"no pattern: the path", keyfuncs.Route(), "GET", "", "/users/42", "/users/42", false},
+		{"long path hashed", keyfuncs.Route(), "GET", "", "/" + strings.Repeat("p", 400), "sha256:", false},
+		{"neither", keyfuncs.Route(), "GET", "", "", "", true},
+		{"method", keyfuncs.Method(), "PATCH", "", "/", "PATCH", false},
+		{"no method", keyfuncs.Method(), "", "", "/", "", true},
+		{"static", keyfuncs.Static("global"), "GET", "", "/", "global", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newReq("192.0.2.1:1")
+			r.method, r.route, r.path = tt.method, tt.route, tt.path
+			got, err := tt.kf(r)
+			if tt.wantErr {
+				require.ErrorIs(t, err, core.ErrKey)
+				return
+			}
+			require.NoError(t, err)
+			if tt.want == "sha256:" {
+				assert.True(t, strings.HasPrefix(got, tt.want), got)
+				assert.Len(t, got, 50)
+				return
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestFallback(t *testing.T) {
+	key, err := keyfuncs.Header("X-API-Key")
+	require.NoError(t, err)
+	ip, err := keyfuncs.IP()
+	require.NoError(t, err)
+	failing := func(core.HTTPRequest) (string, error) { return "", errors.New("boom") }
+	tests := []struct {
+		name     string
+		primary  core.KeyFunc
+		fallback core.KeyFunc
+		header   []string
+		want     string
+		wantErr  bool
+	}{
+		{"primary", key, ip, []string{"X-API-Key", "k1"}, "p:k1", false},
+		{"fallback", key, ip, nil, "f:203.0.113.7", false},
+		{"api key that looks like an ip is not the ip", key, ip, []string{"X-API-Key", "203.0.113.7"}, "p:203.0.113.7", false},
+		{"both fail", key, key, nil, "", true},
+		{"non-key errors still wrap ErrKey", failing, failing, nil, "", true},
+		{"nil primary", nil, ip, nil, "f:203.0.113.7", false},
+		{"nil fallback", key, nil, []string{"X-API-Key", "k1"}, "p:k1", false},
+		{"both nil", nil, nil, nil, "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := keyfuncs.Fallback(tt.primary, tt.fallback)(newReq("203.0.113.7:9", tt.header...))
+			if tt.wantErr {
+				require.ErrorIs(t, err, core.ErrKey)
+				assert.Empty(t, got)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}

@@ -1,0 +1,127 @@
+package keyfuncs_test
+
+import (
+	"errors"
+	"net/netip"
+	"testing"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/keyfuncs"
+)
+
+// validIPKey reports whether k is a key IP can return: a canonical address,
+// or a canonical masked prefix.
+func validIPKey(k string) bool {
+	if a, err := netip.ParseAddr(k); err == nil {
+		return a.String() == k && a.Zone() == "" && !a.Is4In6()
+	}
+	p, err := netip.ParsePrefix(k)
+	return err == nil && p.Masked() == p && p.String() == k && !p.Addr().Is4In6()
+}
+
+func FuzzIP(f *testing.F) {
+	seeds := [][4]string{
+		{"10.0.0.1:1", "198.51.100.1, 10.0.0.2", "", ""},
+		{"10.0.0.1:1", "", `for="[2001:db8::1]:80";proto=https, for=10.0.0.3`, ""},
+		{"10.0.0.1:1", "", "", "198.51.100.3"},
+		{"[::ffff:10.0.0.1]:1", "::ffff:1.2.3.4", "for=_hidden, for=unknown", "junk"},
+		{"[fe80::1%eth0]:80", "[fe80::2%25eth1]:5", `for="\"`, ","},
+		{"198.51.100.1:2", "1.2.3.4", "for=1.2.3.4", "1.2.3.4"},
+		{"", ",,", ";;,", ""},
+		{"2001:db8::1", "[::1]:99999", `For="[::1]";for=1.1.1.1`, "[1.2.3.4]"},
+	}
+	for _, s := range seeds {
+		f.Add(s[0], s[1], s[2], s[3])
+	}
+	trusted, err := keyfuncs.IP(keyfuncs.WithTrustedProxies("10.0.0.0/8", "fe80::/10", "2001:db8::/48"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	wide, err := keyfuncs.IP(keyfuncs.WithTrustedProxies("0.0.0.0/0", "::/0"), keyfuncs.WithIPv6Prefix(128), keyfuncs.WithIPv4Prefix(24))
+	if err != nil {
+		f.Fatal(err)
+	}
+	untrusted, err := keyfuncs.IP()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, remote, xff, fwd, real string) {
+		withHeaders := newReq(remote, "X-Forwarded-For", xff, "Forwarded", fwd, "X-Real-IP", real)
+		bare := newReq(remote)
+		for _, kf := range []core.KeyFunc{trusted, wide, untrusted} {
+			k, err := kf(withHeaders)
+			if err != nil {
+				if !errors.Is(err, core.ErrKey) {
+					t.Fatalf("error %v does not wrap ErrKey", err)
+				}
+				if k != "" {
+					t.Fatalf("key %q with an error", k)
+				}
+				continue
+			}
+			if !validIPKey(k) {
+				t.Fatalf("invalid key %q", k)
+			}
+		}
+		// From an untrusted peer the headers never change the key.
+		k1, err1 := untrusted(withHeaders)
+		k2, err2 := untrusted(bare)
+		if k1 != k2 || (err1 == nil) != (err2 == nil) {
+			t.Fatalf("headers changed the key of an untrusted peer: %q vs %q", k1, k2)
+		}
+		// Nor from a peer outside the trusted prefixes.
+		if peer, err := netip.ParseAddrPort(remote); err == nil && !trustedForFuzz(peer.Addr()) {
+			if k3, _ := trusted(withHeaders); k3 != k2 {
+				t.Fatalf("headers from untrusted peer %s changed the key: %q vs %q", remote, k3, k2)
+			}
+		}
+	})
+}
+
+func trustedForFuzz(a netip.Addr) bool {
+	a = a.Unmap().WithZone("")
+	for _, p := range []string{"10.0.0.0/8", "fe80::/10", "2001:db8::/48"} {
+		if netip.MustParsePrefix(p).Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+func FuzzJWTSubject(f *testing.F) {
+	secret := []byte("0123456789abcdef0123456789abcdef")
+	valid, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"sub": "user-1"}).SignedString(secret)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, s := range []string{"Bearer " + valid, "bearer " + valid + "x", "Bearer a.b.c", "Bearer ...", "Basic x", "Bearer eyJhbGciOiJub25lIn0.e30.", ""} {
+		f.Add(s)
+	}
+	verified, err := keyfuncs.JWTSubject(keyfuncs.WithHMACSecret(secret))
+	if err != nil {
+		f.Fatal(err)
+	}
+	unverified, err := keyfuncs.JWTSubjectUnverified()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, auth string) {
+		r := newReq("192.0.2.1:1", "Authorization", auth)
+		k, err := verified(r)
+		if err != nil {
+			if !errors.Is(err, core.ErrKey) {
+				t.Fatalf("error %v does not wrap ErrKey", err)
+			}
+		} else if k != "user-1" {
+			t.Fatalf("forged token accepted with key %q", k)
+		}
+		k, err = unverified(r)
+		if err != nil && !errors.Is(err, core.ErrKey) {
+			t.Fatalf("error %v does not wrap ErrKey", err)
+		}
+		if err == nil && k == "" {
+			t.Fatal("empty key without an error")
+		}
+	})
+}

@@ -1,0 +1,91 @@
+package keyfuncs_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/keyfuncs"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestHeader(t *testing.T) {
+	long := strings.Repeat("k", 300)
+	tests := []struct {
+		name    string
+		opts    []keyfuncs.HeaderOption
+		header  []string
+		want    string
+		wantErr string
+	}{
+		{"value", nil, []string{"X-API-Key", "abc123"}, "abc123", ""},
+		{"first of several", nil, []string{"X-API-Key", "abc", "X-API-Key", "def"}, "abc", ""},
+		{"trimmed", nil, []string{"X-API-Key", "  abc \t"}, "abc", ""},
+		{"missing", nil, nil, "", "missing or empty"},
+		{"empty", nil, []string{"X-API-Key", ""}, "", "missing or empty"},
+		{"blank", nil, []string{"X-API-Key", "  \t "}, "", "missing or empty"},
+		{"at the bound kept", []keyfuncs.HeaderOption{keyfuncs.WithMaxValueLength(3)}, []string{"X-API-Key", "abc"}, "abc", ""},
+		{"over the bound hashed", []keyfuncs.HeaderOption{keyfuncs.WithMaxValueLength(3)}, []string{"X-API-Key", "abcd"}, "sha256:iNQmb9TmM40TuEX88olXnSCciXgjuSF9o-Fhk28DFYk", ""},
+		{"default bound", nil, []string{"X-API-Key", long}, "sha256:", ""},
+		{"prefix stripped", []keyfuncs.HeaderOption{keyfuncs.WithHeaderPrefix("Bearer ")}, []string{"X-API-Key", "bearer   tok"}, "tok", ""},
+		{"prefix missing", []keyfuncs.HeaderOption{keyfuncs.WithHeaderPrefix("Bearer ")}, []string{"X-API-Key", "tok"}, "", "expected prefix"},
+		{"only the prefix", []keyfuncs.HeaderOption{keyfuncs.WithHeaderPrefix("Bearer ")}, []string{"X-API-Key", "Bearer  "}, "", "missing or empty"},
+		{"prefix and header missing", []keyfuncs.HeaderOption{keyfuncs.WithHeaderPrefix("Bearer ")}, nil, "", "missing or empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			kf, err := keyfuncs.Header("x-api-key", tt.opts...)
+			require.NoError(t, err)
+			got, err := kf(newReq("192.0.2.1:1", tt.header...))
+			if tt.wantErr != "" {
+				require.ErrorIs(t, err, core.ErrKey)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				assert.Empty(t, got)
+				return
+			}
+			require.NoError(t, err)
+			if tt.want == "sha256:" {
+				assert.True(t, strings.HasPrefix(got, "sha256:"), got)
+				assert.Len(t, got, 50)
+				return
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestHeaderHugeValueBounded(t *testing.T) {
+	kf, err := keyfuncs.Header("X-API-Key")
+	require.NoError(t, err)
+	a, err := kf(newReq("192.0.2.1:1", "X-API-Key", strings.Repeat("a", 1<<20)))
+	require.NoError(t, err)
+	b, err := kf(newReq("192.0.2.1:1", "X-API-Key", strings.Repeat("a", 1<<20-1)+"b"))
+	require.NoError(t, err)
+	assert.Len(t, a, 50)
+	assert.NotEqual(t, a, b, "different long values keep different keys")
+}
+
+func TestHeaderInvalid(t *testing.T) {
+	tests := []struct {
+		name   string
+		header string
+		opts   []keyfuncs.HeaderOption
+		msg    string
+	}{
+		{"empty name", "", nil, "not a header field name"},
+		{"space in name", "X API", nil, "not a header field name"},
+		{"colon in name", "X-Key:", nil, "not a header field name"},
+		{"zero bound", "X-Key", []keyfuncs.HeaderOption{keyfuncs.WithMaxValueLength(0)}, "below 1"},
+		{"empty prefix", "X-Key", []keyfuncs.HeaderOption{keyfuncs.WithHeaderPrefix("")}, "empty prefix"},
+		{"nil option", "X-Key", []keyfuncs.HeaderOption{nil}, "nil option"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			kf, err := keyfuncs.Header(tt.header, tt.opts...)
+			require.ErrorIs(t, err, core.ErrInvalidOption)
+			assert.Contains(t, err.Error(), tt.msg)
+			assert.Nil(t, kf)
+		})
+	}
+}
