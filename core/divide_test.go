@@ -41,7 +41,8 @@ func TestCachedParamsFollowTheLimit(t *testing.T) {
 	require.NoError(t, err)
 	l.prep = &p
 	l.Rate = 20
-	got, err := paramsOf(l)
+	var buf params
+	got, err := paramsOf(&l, &buf)
 	require.NoError(t, err)
 	require.Equal(t, int64(50_000), got.interval)
 }

@@ -44,11 +44,13 @@ type params struct {
 
 // paramsOf checks l cheaply and converts it, or returns the figures NewLimiter
 // cached in it while they still match its exported fields.
-func paramsOf(l Limit) (params, error) {
+func paramsOf(l *Limit, buf *params) (*params, error) {
 	if c := l.prep; c != nil && c.fromRate == l.Rate && c.fromPeriod == l.Period && c.fromBurst == l.Burst {
-		return *c, nil
+		return c, nil
 	}
-	return computeParams(l)
+	p, err := computeParams(*l)
+	*buf = p
+	return buf, err
 }
 
 func computeParams(l Limit) (params, error) {
@@ -98,13 +100,23 @@ func (a Algorithm) Apply(s *State, l Limit, cost int64, now time.Time) (Decision
 
 // ApplyMicros is Apply with now in microseconds since the Unix epoch.
 func (a Algorithm) ApplyMicros(s *State, l Limit, cost, now int64) (Decision, error) {
-	p, err := check(a, l, cost, now)
+	var d Decision
+	err := a.ApplyInto(&d, s, &l, cost, now)
+	return d, err
+}
+
+// ApplyInto is ApplyMicros writing the decision into d, for stores whose hot
+// path should not copy decisions around. On error d is left zero.
+func (a Algorithm) ApplyInto(d *Decision, s *State, l *Limit, cost, now int64) error {
+	var buf params
+	p, err := check(a, l, cost, now, &buf)
 	if err != nil {
-		return Decision{}, err
+		*d = Decision{}
+		return err
 	}
-	d := a.decide(s, p, cost, now, true)
-	d.Limit = l
-	return d, nil
+	*d = a.decide(s, p, cost, now, true)
+	d.Limit = *l
+	return nil
 }
 
 // ApplyAll decides one request against several limits at once, each with its
@@ -119,10 +131,20 @@ func (a Algorithm) ApplyAll(states []State, limits []Limit, cost, now int64) (De
 	if len(limits) == 1 {
 		return a.ApplyMicros(&states[0], limits[0], cost, now)
 	}
-	var ps [8]params
-	pp := ps[:0]
-	for _, l := range limits {
-		p, err := check(a, l, cost, now)
+	var bufs [8]params
+	var ptrs [8]*params
+	pp := ptrs[:0]
+	if len(limits) > len(ptrs) {
+		pp = make([]*params, 0, len(limits))
+	}
+	for i := range limits {
+		var buf *params
+		if i < len(bufs) {
+			buf = &bufs[i]
+		} else {
+			buf = new(params)
+		}
+		p, err := check(a, &limits[i], cost, now, buf)
 		if err != nil {
 			return Decision{}, err
 		}
@@ -170,20 +192,20 @@ func governs(d, cur Decision) bool {
 	}
 }
 
-func check(a Algorithm, l Limit, cost, now int64) (params, error) {
+func check(a Algorithm, l *Limit, cost, now int64, buf *params) (*params, error) {
 	if !a.valid() {
-		return params{}, fmt.Errorf("%w: %d", ErrInvalidAlgorithm, uint8(a))
+		return nil, fmt.Errorf("%w: %d", ErrInvalidAlgorithm, uint8(a))
 	}
 	if cost < 0 {
-		return params{}, fmt.Errorf("%w: %d is negative", ErrInvalidCost, cost)
+		return nil, fmt.Errorf("%w: %d is negative", ErrInvalidCost, cost)
 	}
 	if now < 0 || now > MaxTime {
-		return params{}, fmt.Errorf("%w: %d µs since the epoch", ErrClock, now)
+		return nil, fmt.Errorf("%w: %d µs since the epoch", ErrClock, now)
 	}
-	return paramsOf(l)
+	return paramsOf(l, buf)
 }
 
-func (a Algorithm) decide(s *State, p params, cost, now int64, commit bool) Decision {
+func (a Algorithm) decide(s *State, p *params, cost, now int64, commit bool) Decision {
 	switch a {
 	case TokenBucket:
 		return tokenBucket(s, p, cost, now, commit)

@@ -3,12 +3,12 @@ package core
 // windowStart is the start of the aligned window holding now, or the stored
 // window when the clock stepped back behind it (so a count is never reset by a
 // clock that runs backwards).
-func windowStart(s *State, p params, now int64) int64 {
+func windowStart(s *State, p *params, now int64) int64 {
 	return max(now-now%p.period, s.T)
 }
 
 // fixedWindow allows Rate per aligned window [k*Period, (k+1)*Period).
-func fixedWindow(s *State, p params, cost, now int64, commit bool) Decision {
+func fixedWindow(s *State, p *params, cost, now int64, commit bool) Decision {
 	start := windowStart(s, p, now)
 	var count int64
 	if s.T == start {
@@ -43,7 +43,7 @@ func fixedWindow(s *State, p params, cost, now int64, commit bool) Decision {
 // The estimate is computed in float64 with the operations in a fixed order (and
 // conversions that forbid fused multiply-add), so the Lua scripts, whose numbers
 // are IEEE doubles, compute bit for bit the same value.
-func slidingWindow(s *State, p params, cost, now int64, commit bool) Decision {
+func slidingWindow(s *State, p *params, cost, now int64, commit bool) Decision {
 	start := windowStart(s, p, now)
 	var cur, prev int64
 	switch s.T {
@@ -95,7 +95,7 @@ func swEstimate(prev, cur, elapsed, period int64) float64 {
 // swRetry finds the first instant after now at which a request of cost would be
 // admitted, given counts prev and cur in the window starting at start. It solves
 // the inequality in closed form, then steps forward past any float rounding.
-func swRetry(prev, cur, cost, start, now int64, p params) int64 {
+func swRetry(prev, cur, cost, start, now int64, p *params) int64 {
 	fits := func(t int64) bool {
 		e := t - start
 		switch {
@@ -125,7 +125,7 @@ func swRetry(prev, cur, cost, start, now int64, p params) int64 {
 // and admits a request when the entries younger than Period plus its cost stay
 // within Rate. Timestamps never go backwards: a clock that steps back records
 // the newest timestamp again, so no quota is minted.
-func slidingLog(s *State, p params, cost, now int64, commit bool) Decision {
+func slidingLog(s *State, p *params, cost, now int64, commit bool) Decision {
 	// Drop the entries that have left the window (now-Period, now]. Dropping
 	// them changes no decision, so it is done even on a dry run.
 	for s.N > 0 && s.Log[s.Head] <= now-p.period {

@@ -94,22 +94,18 @@ func (sh *shard) makeRoom(forWords bool, now int64) {
 	}
 }
 
-// takeWord decides a one-word algorithm under one limit: a lock-free
+// takeWord decides a one-word algorithm under one limit into d: a lock-free
 // compare-and-swap on the key's slot, or, for a key not held, an insert under
 // the shard's mutex.
-func (sh *shard) takeWord(tag uint64, alg core.Algorithm, l core.Limit, cost, now int64) (core.Decision, error) {
-	pr, err := alg.Prepare(l)
-	if err != nil {
-		return core.Decision{}, err
-	}
+func (sh *shard) takeWord(d *core.Decision, tag uint64, alg core.Algorithm, l *core.Limit, cost, now int64) error {
 	for {
 		if s, ok := sh.words.find(tag); ok {
-			d, v, err := applyWord(&s.val, &pr, cost, now)
+			v, err := applyWord(d, &s.val, alg, l, cost, now)
 			if v != wordDeleted {
 				if v == wordMoved {
 					continue
 				}
-				return d, err
+				return err
 			}
 		}
 		sh.mu.Lock()
@@ -118,7 +114,7 @@ func (sh *shard) takeWord(tag uint64, alg core.Algorithm, l core.Limit, cost, no
 			continue
 		}
 		var st core.State
-		d, err := pr.ApplyMicros(&st, cost, now)
+		err := alg.ApplyInto(d, &st, l, cost, now)
 		if err == nil && st.T != 0 {
 			sh.makeRoom(true, now)
 			sh.words.grow()
@@ -127,22 +123,22 @@ func (sh *shard) takeWord(tag uint64, alg core.Algorithm, l core.Limit, cost, no
 			sh.words.publish(s, tag)
 		}
 		sh.mu.Unlock()
-		return d, err
+		return err
 	}
 }
 
 // applyWord runs the algorithm on a one-word state with compare-and-swap. It
 // returns the sentinel it met, if any, instead of deciding.
-func applyWord(w *atomic.Int64, pr *core.Prepared, cost, now int64) (core.Decision, int64, error) {
+func applyWord(d *core.Decision, w *atomic.Int64, alg core.Algorithm, l *core.Limit, cost, now int64) (int64, error) {
 	for {
 		v := w.Load()
 		if v < 0 {
-			return core.Decision{}, v, nil
+			return v, nil
 		}
 		st := core.State{T: v}
-		d, err := pr.ApplyMicros(&st, cost, now)
+		err := alg.ApplyInto(d, &st, l, cost, now)
 		if err != nil || st.T == v || w.CompareAndSwap(v, st.T) {
-			return d, 0, err
+			return 0, err
 		}
 	}
 }

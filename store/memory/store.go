@@ -168,7 +168,9 @@ func (s *Store) Take(_ context.Context, req core.TakeRequest) (core.Decision, er
 	tag := s.tag(req)
 	sh := &s.shards[tag>>s.shardShift]
 	if len(req.Limits) == 1 && req.Algorithm.OneWord() {
-		return sh.takeWord(tag, req.Algorithm, req.Limits[0], req.Cost, now)
+		var d core.Decision
+		err := sh.takeWord(&d, tag, req.Algorithm, &req.Limits[0], req.Cost, now)
+		return d, err
 	}
 	return sh.takeEntry(tag, req.Algorithm, req.Limits, req.Cost, now)
 }
