@@ -46,3 +46,11 @@ func TestCachedParamsFollowTheLimit(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(50_000), got.interval)
 }
+
+func TestFigures(t *testing.T) {
+	f, err := Every(7, time.Minute).WithBurst(3).Figures()
+	require.NoError(t, err)
+	require.Equal(t, Figures{Rate: 7, Period: 60_000_000, Burst: 3, Interval: 8_571_429, Tau: 25_714_287}, f)
+	_, err = Limit{Rate: 0, Period: time.Second}.Figures()
+	require.ErrorIs(t, err, ErrInvalidLimit)
+}
