@@ -1,6 +1,8 @@
 package keyfuncs_test
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -75,4 +77,24 @@ func BenchmarkJWTSubjectHS256(b *testing.B) {
 		b.Fatal(err)
 	}
 	benchKey(b, kf, bearer(tok))
+}
+
+// BenchmarkIPNetHTTP measures IP through a core.HTTPRequest view of a
+// *http.Request, as the stdhttp adapter gives it, header lookups included.
+func BenchmarkIPNetHTTP(b *testing.B) {
+	peerOnly, err := keyfuncs.IP()
+	if err != nil {
+		b.Fatal(err)
+	}
+	trusted, err := keyfuncs.IP(keyfuncs.WithTrustedProxies("10.0.0.0/8"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	r.RemoteAddr = "203.0.113.7:51234"
+	b.Run("peer", func(b *testing.B) { benchKey(b, peerOnly, httpRequest{r}) })
+	rx := httptest.NewRequest(http.MethodGet, "/", nil)
+	rx.RemoteAddr = "10.0.0.1:51234"
+	rx.Header.Set("X-Forwarded-For", "6.6.6.6, 203.0.113.7, 10.0.0.2")
+	b.Run("trusted-xff", func(b *testing.B) { benchKey(b, trusted, httpRequest{rx}) })
 }

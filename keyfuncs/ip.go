@@ -50,8 +50,10 @@ type ipConfig struct {
 // ("192.0.2.10", which means a /32). Forwarding headers are read only when the
 // peer address is inside one of them, and X-Forwarded-For and Forwarded are
 // walked from the right past every hop inside them. The option may be given
-// several times; the lists add up. An empty string, a zone, or anything that
-// does not parse is an error.
+// several times; the lists add up, and no argument adds nothing. An empty
+// string, a zone, or anything that does not parse is an error. IPv4 peers
+// (IPv4-mapped ones included) match IPv4 prefixes only: "::/0" does not trust
+// them; "::ffff:10.0.0.0/104" is read as "10.0.0.0/8".
 func WithTrustedProxies(cidrs ...string) IPOption {
 	return func(c *ipConfig) error {
 		for _, s := range cidrs {
@@ -116,7 +118,8 @@ func WithIPv4Prefix(bits int) IPOption {
 // names are HeaderXForwardedFor, HeaderForwarded and HeaderXRealIP (case does
 // not matter); each at most once, at least one. The default is all three, in
 // that order. Name only the headers your proxies set or overwrite: a header
-// that a proxy passes through untouched is whatever the client wrote.
+// that a proxy passes through untouched is whatever the client wrote. Without
+// WithTrustedProxies no header is read, whatever WithHeaders says.
 func WithHeaders(names ...string) IPOption {
 	return func(c *ipConfig) error {
 		if len(names) == 0 {
