@@ -1,0 +1,87 @@
+package fibermw
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/keyfuncs"
+)
+
+// request is core's view of a *fiber.Ctx: one pointer, so passing it as a
+// core.HTTPRequest does not allocate. fasthttp reuses its buffers once the
+// handler returns, so every string handed out is a copy (made only when
+// asked for), except the route pattern, which the app owns.
+type request struct{ c *fiber.Ctx }
+
+func (v request) RemoteAddr() string        { return v.c.Context().RemoteAddr().String() }
+func (v request) Header(name string) string { return strings.Clone(v.c.Get(name)) }
+func (v request) HeaderValues(name string) []string {
+	raw := v.c.Request().Header.PeekAll(name)
+	if len(raw) == 0 {
+		return nil
+	}
+	out := make([]string, len(raw))
+	for i, b := range raw {
+		out[i] = string(b)
+	}
+	return out
+}
+func (v request) Method() string { return strings.Clone(v.c.Method()) }
+func (v request) Path() string   { return strings.Clone(v.c.Path()) }
+func (v request) Route() string  { return v.c.Route().Path }
+
+// New returns a Fiber (v2) handler applying lim to every request: the key is
+// the client IP (the connection's peer address, not Fiber's c.IP() and its
+// ProxyHeader; see package keyfuncs for proxies, API keys and JWTs) unless
+// core.WithKeyFunc says otherwise, and the behaviour is core.HTTPPolicy's. It
+// returns an error wrapping core.ErrInvalidOption for a nil limiter or an
+// invalid option.
+//
+// The route pattern (for keyfuncs.Route) is c.Route().Path, which is the
+// handler's own route: register the handler on each route
+// (app.Get("/users/:id", mw, handler)), not with app.Use, when keys are per
+// route. The store is called with c.UserContext(). fasthttp does not report a
+// client that hangs up, so a held leaky-bucket request waits its whole delay
+// (or until the server shuts down).
+func New(lim *core.Limiter, opts ...core.HTTPOption) (fiber.Handler, error) {
+	ip, err := keyfuncs.IP()
+	if err != nil {
+		return nil, fmt.Errorf("fibermw: %w", err)
+	}
+	p, err := core.NewHTTPPolicy(lim, append([]core.HTTPOption{core.WithKeyFunc(ip)}, opts...)...)
+	if err != nil {
+		return nil, fmt.Errorf("fibermw: %w", err)
+	}
+	inContext := p.DecisionInContext()
+	return func(c *fiber.Ctx) error {
+		uctx := c.UserContext()
+		o := p.Decide(uctx, request{c})
+		hs := o.Headers()
+		for i := range hs {
+			c.Set(hs[i].Name, hs[i].Value())
+		}
+		if o.Action == core.HTTPRespond {
+			if o.ContentType != "" {
+				c.Set(fiber.HeaderContentType, o.ContentType)
+			}
+			return c.Status(o.Status).Send(o.Body)
+		}
+		if !o.Wait(c.Context()) {
+			return nil // the server is shutting down
+		}
+		if o.Decided && inContext {
+			c.SetUserContext(o.Context(uctx))
+		}
+		return c.Next()
+	}, nil
+}
+
+// DecisionFrom returns the decision the middleware made for the request, as
+// seen by the handlers after it; false when there is none (see
+// core.DecisionFromContext, which reads c.UserContext()).
+func DecisionFrom(c *fiber.Ctx) (core.Decision, bool) {
+	return core.DecisionFromContext(c.UserContext())
+}
