@@ -1,0 +1,292 @@
+package luascript
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/bits"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ratewarden/ratewarden/core"
+)
+
+// ErrReply reports a script reply that is not the seven integers the scripts
+// return: a script of another version, or a proxy that altered the reply.
+var ErrReply = errors.New("luascript: malformed reply")
+
+// ReplyLen is the number of integers a script returns.
+const ReplyLen = 7
+
+// MaxTagLen bounds the hash tag's length: a namespace and key whose escaped
+// form is longer are replaced by the hex SHA-256 of both, so a 10 KB API key
+// costs Redis what a short one does.
+const MaxTagLen = 128
+
+// MaxPrefixLen bounds Config.Prefix.
+const MaxPrefixLen = 256
+
+// Config says how requests are encoded for the scripts. The zero Config is
+// valid: no key prefix, the server's clock, no TTL floor.
+type Config struct {
+	// Prefix starts every key, e.g. "ratewarden:". It may not hold '{' or '}',
+	// which would move the hash tag.
+	Prefix string
+	// CallerClock makes the scripts use TakeRequest.Now instead of the Redis
+	// server's TIME.
+	CallerClock bool
+	// MinTTL is a floor on the time to live of every key the scripts write
+	// (rounded up to whole milliseconds). Zero sets each key to expire exactly
+	// when its state becomes equal to a fresh one; a floor keeps state alive when
+	// the caller's clock runs slower than Redis's (a manual clock in tests).
+	MinTTL time.Duration
+}
+
+// Validate reports why c cannot be used, with an error wrapping
+// core.ErrInvalidOption, or nil.
+func (c Config) Validate() error {
+	switch {
+	case strings.ContainsAny(c.Prefix, "{}"):
+		return fmt.Errorf("%w: key prefix %q may not hold '{' or '}' (they would move the hash tag)", core.ErrInvalidOption, truncate(c.Prefix))
+	case len(c.Prefix) > MaxPrefixLen:
+		return fmt.Errorf("%w: key prefix longer than %d bytes", core.ErrInvalidOption, MaxPrefixLen)
+	case c.MinTTL < 0:
+		return fmt.Errorf("%w: negative minimum TTL %s", core.ErrInvalidOption, c.MinTTL)
+	case c.MinTTL > core.MaxPeriod:
+		return fmt.Errorf("%w: minimum TTL %s is longer than %s", core.ErrInvalidOption, c.MinTTL, core.MaxPeriod)
+	}
+	return nil
+}
+
+// Call is one script invocation: EVALSHA Script.SHA1 len(Keys) Keys... Args...
+// (or EVAL Script.Source ... when the server answers NOSCRIPT).
+type Call struct {
+	// Script is the algorithm's script.
+	Script *Script
+	// Keys holds one key per limit, in the request's order. They share one hash
+	// tag, so they live in one Redis Cluster slot.
+	Keys []string
+	// Args are the script's ARGV.
+	Args []string
+}
+
+// Encode checks req as core.Algorithm.ApplyAll does (the same sentinel
+// errors: core.ErrInvalidLimit, core.ErrInvalidAlgorithm, core.ErrInvalidCost,
+// core.ErrClock) and returns the script call that decides it.
+//
+// Keys have the form
+//
+//	<prefix>{<namespace>:<key>}:<algorithm>:<rate>/<period µs>/<burst>
+//
+// with the specs of all limits joined by '+' and ":<index>" appended when the
+// request has several limits, so limiters with different limit sets never share
+// state. In the hash tag, '%', '{', '}' are escaped as %25, %7B, %7D (and ':'
+// and '#' in the namespace as %3A, %23); a tag longer than MaxTagLen becomes
+// '#' and the hex SHA-256 of the namespace and key.
+func (c Config) Encode(req core.TakeRequest) (Call, error) {
+	if err := c.Validate(); err != nil {
+		return Call{}, err
+	}
+	now := int64(-1)
+	if c.CallerClock {
+		now = core.Micros(req.Now)
+	}
+	if err := checkRequest(req, now, c.CallerClock); err != nil {
+		return Call{}, err
+	}
+	args := make([]string, 3, 3+5*len(req.Limits))
+	args[0] = strconv.FormatInt(now, 10)
+	args[1] = strconv.FormatInt(req.Cost, 10)
+	args[2] = strconv.FormatInt(ceilMillis(c.MinTTL), 10)
+	for _, l := range req.Limits {
+		p, err := paramsOf(l)
+		if err != nil {
+			return Call{}, err
+		}
+		args = append(args,
+			strconv.FormatInt(p.rate, 10), strconv.FormatInt(p.period, 10), strconv.FormatInt(p.burst, 10),
+			strconv.FormatInt(p.interval, 10), strconv.FormatInt(p.tau, 10))
+	}
+	return Call{Script: scripts[req.Algorithm], Keys: c.keys(req), Args: args}, nil
+}
+
+// Keys returns the keys that hold req's state, one per limit, as Encode names
+// them: what a reset deletes. It returns an error for an invalid algorithm or
+// limit, or an empty list of limits.
+func (c Config) Keys(req core.TakeRequest) ([]string, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkRequest(req, 0, false); err != nil {
+		return nil, err
+	}
+	return c.keys(req), nil
+}
+
+// Decode turns a script's reply (ReplyLen integers) into the decision for req,
+// with Limit and Index naming the governing limit among req.Limits. It returns
+// an error wrapping ErrReply for any other reply.
+func Decode(req core.TakeRequest, reply []int64) (core.Decision, error) {
+	if len(reply) != ReplyLen {
+		return core.Decision{}, fmt.Errorf("%w: %d values, want %d", ErrReply, len(reply), ReplyLen)
+	}
+	idx := reply[2]
+	switch {
+	case reply[0] != 0 && reply[0] != 1, reply[1] != 0 && reply[1] != 1:
+		return core.Decision{}, fmt.Errorf("%w: flags %d, %d", ErrReply, reply[0], reply[1])
+	case idx < 0 || idx >= int64(len(req.Limits)):
+		return core.Decision{}, fmt.Errorf("%w: limit index %d of %d", ErrReply, idx, len(req.Limits))
+	case reply[4] < 0 || reply[5] < 0 || reply[6] < 0:
+		return core.Decision{}, fmt.Errorf("%w: negative duration", ErrReply)
+	}
+	return core.Decision{
+		Allowed:    reply[0] == 1,
+		Exceeds:    reply[1] == 1,
+		Limit:      req.Limits[idx],
+		Index:      int(idx),
+		Remaining:  reply[3],
+		ResetAfter: time.Duration(reply[4]) * time.Microsecond,
+		RetryAfter: time.Duration(reply[5]) * time.Microsecond,
+		Delay:      time.Duration(reply[6]) * time.Microsecond,
+	}, nil
+}
+
+// checkRequest mirrors core's checks, in core's order, so a store reports what
+// ApplyAll would. now is only checked in caller-clock mode.
+func checkRequest(req core.TakeRequest, now int64, checkNow bool) error {
+	if len(req.Limits) == 0 {
+		return fmt.Errorf("%w: no limits", core.ErrInvalidLimit)
+	}
+	for _, l := range req.Limits {
+		if err := req.Algorithm.Validate(); err != nil {
+			return err
+		}
+		if req.Cost < 0 {
+			return fmt.Errorf("%w: %d is negative", core.ErrInvalidCost, req.Cost)
+		}
+		if checkNow && (now < 0 || now > core.MaxTime) {
+			return fmt.Errorf("%w: %d µs since the epoch", core.ErrClock, now)
+		}
+		if _, err := paramsOf(l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// params are a limit's figures in microseconds, as core computes them.
+type params struct {
+	rate, period, burst, interval, tau int64
+}
+
+// paramsOf mirrors core's check of a limit and its conversion to microseconds.
+func paramsOf(l core.Limit) (params, error) {
+	p := params{rate: l.Rate, period: int64(l.Period / time.Microsecond), burst: l.EffectiveBurst()}
+	if p.rate <= 0 || l.Period <= 0 || l.Period > core.MaxPeriod || l.Burst < 0 || p.period <= 0 || p.rate > p.period {
+		return params{}, fmt.Errorf("%w: %d per %s", core.ErrInvalidLimit, l.Rate, l.Period)
+	}
+	p.interval = (p.period + p.rate - 1) / p.rate
+	hi, lo := bits.Mul64(uint64(p.burst), uint64(p.interval))
+	if hi != 0 || lo > uint64(core.MaxPeriod/time.Microsecond) {
+		return params{}, fmt.Errorf("%w: burst %d too large", core.ErrInvalidLimit, l.Burst)
+	}
+	p.tau = int64(lo)
+	return p, nil
+}
+
+func ceilMillis(d time.Duration) int64 {
+	return int64((d + time.Millisecond - 1) / time.Millisecond)
+}
+
+// keys names req's keys; req has been checked.
+func (c Config) keys(req core.TakeRequest) []string {
+	var b strings.Builder
+	b.Grow(len(c.Prefix) + len(req.Namespace) + len(req.Key) + 48*len(req.Limits))
+	b.WriteString(c.Prefix)
+	b.WriteByte('{')
+	writeTag(&b, req.Namespace, req.Key)
+	b.WriteString("}:")
+	b.WriteString(req.Algorithm.String())
+	b.WriteByte(':')
+	for i, l := range req.Limits {
+		if i > 0 {
+			b.WriteByte('+')
+		}
+		b.WriteString(strconv.FormatInt(l.Rate, 10))
+		b.WriteByte('/')
+		b.WriteString(strconv.FormatInt(int64(l.Period/time.Microsecond), 10))
+		b.WriteByte('/')
+		b.WriteString(strconv.FormatInt(l.EffectiveBurst(), 10))
+	}
+	base := b.String()
+	if len(req.Limits) == 1 {
+		return []string{base}
+	}
+	keys := make([]string, len(req.Limits))
+	for i := range keys {
+		keys[i] = base + ":" + strconv.Itoa(i)
+	}
+	return keys
+}
+
+// writeTag writes the hash tag's content for namespace ns and key.
+func writeTag(b *strings.Builder, ns, key string) {
+	n := escapedLen(ns, true) + 1 + escapedLen(key, false)
+	if n > MaxTagLen {
+		h := sha256.New()
+		var lenbuf [binary.MaxVarintLen64]byte
+		h.Write(lenbuf[:binary.PutUvarint(lenbuf[:], uint64(len(ns)))])
+		h.Write([]byte(ns))
+		h.Write([]byte(key))
+		b.WriteByte('#')
+		b.WriteString(hex.EncodeToString(h.Sum(nil)))
+		return
+	}
+	writeEscaped(b, ns, true)
+	b.WriteByte(':')
+	writeEscaped(b, key, false)
+}
+
+func escapes(c byte, ns bool) bool {
+	switch c {
+	case '%', '{', '}':
+		return true
+	case ':', '#':
+		return ns
+	}
+	return false
+}
+
+func escapedLen(s string, ns bool) int {
+	n := len(s)
+	for i := 0; i < len(s); i++ {
+		if escapes(s[i], ns) {
+			n += 2
+		}
+	}
+	return n
+}
+
+func writeEscaped(b *strings.Builder, s string, ns bool) {
+	const hexdigits = "0123456789ABCDEF"
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !escapes(c, ns) {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hexdigits[c>>4])
+		b.WriteByte(hexdigits[c&15])
+	}
+}
+
+func truncate(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "..."
+	}
+	return s
+}

@@ -1,0 +1,16 @@
+// Package redistest starts real Redis servers for tests: a single redis-server
+// on a free loopback port, or a three-master Redis Cluster, each in its own
+// temporary directory and stopped when the test ends. It returns plain
+// addresses, so tests of any client (go-redis, rueidis) and benchmarks can use
+// it.
+//
+// When the environment names a server (REDIS_URL for a single node,
+// REDIS_CLUSTER_ADDRS, comma-separated, for a cluster), Start and StartCluster
+// return it instead of starting one; tests then share it, so they should use
+// keys of their own (a random prefix). Tests that stop or restart the server use
+// StartLocal, which always starts a process.
+//
+// When redis-server is not installed, the test is skipped with a hint to
+// install it (Debian: apt-get install redis-server), except when CI=true, where
+// it fails: CI never skips the Redis tests.
+package redistest
