@@ -14,10 +14,11 @@
 //
 // A key function that cannot find a key returns an error wrapping
 // core.ErrKey; the HTTP policy answers such a request with its key-error
-// response (401 by default) and never lets it through unlimited. Constructors
-// validate their options and return an error wrapping core.ErrInvalidOption;
-// nothing in this package panics on any input. All key functions are safe for
-// concurrent use.
+// response (401 by default) and never lets it through unlimited. The
+// constructors that return an error check every argument and option up front
+// and report a bad one with an error wrapping core.ErrInvalidOption; nothing in
+// this package panics on any input. All key functions are safe for concurrent
+// use.
 //
 // # Client addresses and trusted proxies
 //
