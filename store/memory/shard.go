@@ -76,6 +76,7 @@ func killEntry(p *atomic.Pointer[entry], now int64, force bool) bool {
 		return false
 	}
 	e.dead = true
+	p.Store(nil) // the dead slot must not keep the entry alive until a rebuild
 	return true
 }
 

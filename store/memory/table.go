@@ -28,13 +28,18 @@ type table[V any] struct {
 	mask  uint64
 }
 
+// home is a key's first slot. Its low three bits are fixed (the reference bit,
+// and bit 2, set in every tag) and its top bits chose the shard, so the slot
+// comes from the bits in between.
+func home(key, mask uint64) uint64 { return key >> 3 & mask }
+
 func newTable[V any](capacity int) *table[V] {
 	return &table[V]{slots: make([]slot[V], capacity), mask: uint64(capacity - 1)}
 }
 
 // find probes for tag and returns its slot, touching its reference bit.
 func (t *table[V]) find(tag uint64) (*slot[V], bool) {
-	for i := tag & t.mask; ; i = (i + 1) & t.mask {
+	for i := home(tag, t.mask); ; i = (i + 1) & t.mask {
 		s := &t.slots[i]
 		k := s.key.Load()
 		if k == emptyKey {
@@ -97,7 +102,7 @@ func (x *index[V]) find(tag uint64) (*slot[V], bool) { return x.cur.Load().find(
 // calls publish.
 func (x *index[V]) claim(tag uint64) *slot[V] {
 	t := x.cur.Load()
-	for i := tag & t.mask; ; i = (i + 1) & t.mask {
+	for i := home(tag, t.mask); ; i = (i + 1) & t.mask {
 		if s := &t.slots[i]; s.key.Load() == emptyKey {
 			return s
 		}
@@ -168,7 +173,7 @@ func (x *index[V]) rebuild(size int) {
 		if k == emptyKey || k == deadKey {
 			continue
 		}
-		for j := (k &^ refBit) & t.mask; ; j = (j + 1) & t.mask {
+		for j := home(k, t.mask); ; j = (j + 1) & t.mask {
 			d := &t.slots[j]
 			if d.key.Load() == emptyKey {
 				if x.ops.move(&s.val, &d.val) {
