@@ -102,7 +102,9 @@ list_modules() {
 		MODULES+=("$dir")
 	done < <(go list -m -f '{{.Dir}}')
 	[ "${#MODULES[@]}" -gt 0 ] || die "go list -m found no modules in go.work"
-	printf '    %s\n' "${MODULES[@]#"$ROOT"/}"
+	for dir in "${MODULES[@]}"; do
+		echo "    $(rel "$dir")"
+	done
 }
 
 check_gofmt() {
@@ -113,6 +115,13 @@ check_gofmt() {
 		echo "$bad" >&2
 		return 1
 	fi
+}
+
+# rel DIR: DIR relative to the repository root ("." for the root).
+rel() {
+	local r=${1#"$ROOT"}
+	r=${r#/}
+	echo "${r:-.}"
 }
 
 # in_module DIR CMD...: run CMD inside module DIR.
@@ -161,12 +170,10 @@ step "tools: go, redis-server, curl, staticcheck" install_tools
 step "modules of go.work" list_modules
 step "gofmt" check_gofmt
 for mod in "${MODULES[@]}"; do
-	rel=${mod#"$ROOT"}
-	rel=${rel#/}
-	rel=${rel:-.}
-	step "go vet ($rel)" in_module "$mod" go vet ./...
-	step "staticcheck ($rel)" in_module "$mod" staticcheck ./...
-	step "go test -race -shuffle=on ($rel)" in_module "$mod" go test -race -shuffle=on ./...
+	name=$(rel "$mod")
+	step "go vet ($name)" in_module "$mod" go vet ./...
+	step "staticcheck ($name)" in_module "$mod" staticcheck ./...
+	step "go test -race -shuffle=on ($name)" in_module "$mod" go test -race -shuffle=on ./...
 done
 step "build examples" build_examples
 for ex in stdhttp gin echo fiber; do
