@@ -313,15 +313,10 @@ func (p *HTTPPolicy) Decide(ctx context.Context, r HTTPRequest) *HTTPOutcome {
 	if err != nil {
 		return p.limiterError(r, err)
 	}
-	o := &HTTPOutcome{Action: HTTPPass, Decision: d, Decided: true}
-	if d.Allowed && d.Delay > 0 {
-		if p.maxDelay > 0 && d.Delay > p.maxDelay {
-			d.Allowed, d.RetryAfter = false, d.Delay
-			o.Decision = d
-		} else {
-			o.Delay = d.Delay
-		}
+	if d.Allowed && p.maxDelay > 0 && d.Delay > p.maxDelay {
+		d.Allowed, d.RetryAfter, d.Delay = false, d.Delay, 0
 	}
+	o := &HTTPOutcome{Action: HTTPPass, Decision: d, Decided: true}
 	if d.Allowed {
 		if p.onAllowed {
 			p.setHeaders(o, &d)
@@ -402,25 +397,25 @@ func (p *HTTPPolicy) setHeaders(o *HTTPOutcome, d *Decision) {
 		// Retry-After must not point earlier than the draft's reset (t), so on a
 		// denial both say when the request could pass.
 		reset = max(ceilSeconds(d.RetryAfter), 1)
-		o.addDynamic(HeaderRetryAfter, o.appendInt(reset))
+		o.addDynamic(hRetryAfter, o.appendInt(reset))
 	}
 	if p.headers&XRateLimitHeaders != 0 {
 		o.add(lh.limitField)
-		o.addDynamic(HeaderXRateLimitRemain, o.appendInt(remaining))
-		o.addDynamic(HeaderXRateLimitReset, o.appendInt(reset))
+		o.addDynamic(hXRemaining, o.appendInt(remaining))
+		o.addDynamic(hXReset, o.appendInt(reset))
 	}
 	if p.headers&IETFHeaders != 0 {
 		o.add(p.policyField)
-		if o.n+len(lh.rlPrefix)+2*maxInt64Digits+len(";t=") > len(o.buf) {
+		if int(o.n)+len(lh.rlPrefix)+2*maxInt64Digits+len(";t=") > len(o.buf) {
 			// A very long limit name: off the buffer, with an allocation.
-			o.addDynamic(HeaderRateLimit, lh.rlPrefix+strconv.FormatInt(remaining, 10)+";t="+strconv.FormatInt(reset, 10))
+			o.addDynamic(hRateLimit, lh.rlPrefix+strconv.FormatInt(remaining, 10)+";t="+strconv.FormatInt(reset, 10))
 			return
 		}
-		start := o.n
+		start := int(o.n)
 		b := strconv.AppendInt(append(o.buf[:o.n], lh.rlPrefix...), remaining, 10)
 		b = strconv.AppendInt(append(b, ";t="...), reset, 10)
-		o.n = len(b)
-		o.addDynamic(HeaderRateLimit, o.str(start))
+		o.n = uint8(len(b))
+		o.addDynamic(hRateLimit, o.str(start))
 	}
 }
 

@@ -99,7 +99,7 @@ func newPolicy(t *testing.T, st core.Store, alg core.Algorithm, l core.Limit, lo
 func headerMap(o *core.HTTPOutcome) map[string]string {
 	m := map[string]string{}
 	for _, h := range o.Headers() {
-		m[h.Name] = h.Value()
+		m[h.Name()] = h.Value()
 	}
 	return m
 }
@@ -225,7 +225,7 @@ func TestDecideHeaderToggles(t *testing.T) {
 			names := func(o *core.HTTPOutcome) []string {
 				out := []string{}
 				for _, h := range o.Headers() {
-					out = append(out, h.Name)
+					out = append(out, h.Name())
 				}
 				return out
 			}
@@ -358,7 +358,7 @@ func TestDecideLeakyBucketDelay(t *testing.T) {
 	for range 3 {
 		o := p.Decide(ctx, get("a"))
 		require.Equal(t, core.HTTPPass, o.Action)
-		delays = append(delays, o.Delay)
+		delays = append(delays, o.Decision.Delay)
 	}
 	assert.Equal(t, []time.Duration{0, time.Second, 2 * time.Second}, delays)
 	o := p.Decide(ctx, get("a"))
@@ -372,7 +372,7 @@ func TestOutcomeWait(t *testing.T) {
 		p, _ := newPolicy(t, &mapStore{}, core.LeakyBucket, l, nil)
 		p.Decide(context.Background(), get("a"))
 		o := p.Decide(context.Background(), get("a"))
-		require.Equal(t, time.Second, o.Delay)
+		require.Equal(t, time.Second, o.Decision.Delay)
 		start := time.Now()
 		assert.True(t, o.Wait(context.Background()))
 		assert.Equal(t, time.Second, time.Since(start))

@@ -28,7 +28,7 @@ func (p *HTTPPolicy) precompute() error {
 		}
 		q, w := l.Rate, ceilSeconds(l.Period)
 		p.perLimit[i] = limitHeaders{
-			limitField: constHeader(HeaderXRateLimitLimit, strconv.FormatInt(q, 10)),
+			limitField: constHeader(hXLimit, strconv.FormatInt(q, 10)),
 			rlPrefix:   `"` + l.Name + `";r=`,
 			jsonBody: fmt.Appendf(nil, `{"type":%q,"title":%q,"status":429,"violated-policies":[%q]}`,
 				ProblemTypeQuotaExceeded, titleTooMany, l.Name),
@@ -38,7 +38,7 @@ func (p *HTTPPolicy) precompute() error {
 		}
 		fmt.Fprintf(&policy, `"%s";q=%d;w=%d`, l.Name, q, w)
 	}
-	p.policyField = constHeader(HeaderRateLimitPolicy, policy.String())
+	p.policyField = constHeader(hPolicy, policy.String())
 	p.textBody = []byte(textTooMany)
 	p.passOutcome = &HTTPOutcome{Action: HTTPPass}
 	for head := range 2 {
@@ -50,8 +50,8 @@ func (p *HTTPPolicy) precompute() error {
 	return nil
 }
 
-func constHeader(name, value string) HTTPHeader {
-	return HTTPHeader{Name: name, vals: []string{value}}
+func constHeader(name headerName, value string) HTTPHeader {
+	return HTTPHeader{name: name, vals: []string{value}}
 }
 
 func fixedOutcome(status int, contentType, body string, head bool) *HTTPOutcome {

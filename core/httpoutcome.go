@@ -21,10 +21,33 @@ const (
 
 // HTTPHeader is one response header an outcome asks for.
 type HTTPHeader struct {
-	// Name is the canonical header name (as net/http's Header keys).
-	Name string
 	vals []string
+	name headerName
 }
+
+// headerName indexes headerNames; it keeps outcomes small.
+type headerName uint8
+
+const (
+	hRetryAfter headerName = iota
+	hXLimit
+	hXRemaining
+	hXReset
+	hPolicy
+	hRateLimit
+)
+
+var headerNames = [...]string{
+	hRetryAfter: HeaderRetryAfter,
+	hXLimit:     HeaderXRateLimitLimit,
+	hXRemaining: HeaderXRateLimitRemain,
+	hXReset:     HeaderXRateLimitReset,
+	hPolicy:     HeaderRateLimitPolicy,
+	hRateLimit:  HeaderRateLimit,
+}
+
+// Name returns the canonical header name (as net/http's Header keys).
+func (h *HTTPHeader) Name() string { return headerNames[h.name] }
 
 // Value returns the header's value.
 func (h *HTTPHeader) Value() string { return h.vals[0] }
@@ -49,37 +72,37 @@ type HTTPOutcome struct {
 	// Decided reports that the limiter decided the request: false when it was
 	// skipped, had no key, or the limiter failed.
 	Decided bool
-	// Decision is the limiter's decision, when Decided.
-	Decision Decision
-	// Delay is how long to hold the request before passing it on (leaky bucket).
-	Delay time.Duration
+	nh      uint8 // headers used
+	nv      uint8 // vals used
+	n       uint8 // buf used
 	// Status, ContentType and Body are the answer, when Action is HTTPRespond.
 	// Body is nil for a HEAD request.
-	Status      int
+	Status int
+	// Decision is the limiter's decision, when Decided. When Action is HTTPPass,
+	// Decision.Delay is how long to hold the request before passing it on (the
+	// leaky bucket's queue; see Wait).
+	Decision    Decision
 	ContentType string
 	Body        []byte
 
 	parent  context.Context
 	headers [maxOutcomeHeaders]HTTPHeader
-	nh      int
 	vals    [maxDynamicHeaders]string
-	nv      int
-	buf     [160]byte
-	n       int
+	buf     [88]byte
 }
 
 // Headers returns the headers to set on the response, whatever the action.
 // Each name appears once; a header the application already set is replaced.
 func (o *HTTPOutcome) Headers() []HTTPHeader { return o.headers[:o.nh] }
 
-// Wait holds the request for the outcome's Delay. It returns false when ctx
+// Wait holds the request for Decision.Delay. It returns false when ctx
 // ends first (the client went away): the adapter then drops the request.
 // Holding uses a real timer.
 func (o *HTTPOutcome) Wait(ctx context.Context) bool {
-	if o.Delay <= 0 {
+	if o.Decision.Delay <= 0 {
 		return ctx.Err() == nil
 	}
-	t := time.NewTimer(o.Delay)
+	t := time.NewTimer(o.Decision.Delay)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
@@ -102,17 +125,17 @@ func (o *HTTPOutcome) add(h HTTPHeader) {
 	o.nh++
 }
 
-func (o *HTTPOutcome) addDynamic(name, value string) {
+func (o *HTTPOutcome) addDynamic(name headerName, value string) {
 	o.vals[o.nv] = value
-	o.headers[o.nh] = HTTPHeader{Name: name, vals: o.vals[o.nv : o.nv+1 : o.nv+1]}
+	o.headers[o.nh] = HTTPHeader{name: name, vals: o.vals[o.nv : o.nv+1 : o.nv+1]}
 	o.nv++
 	o.nh++
 }
 
 // appendInt formats v into the outcome's buffer and returns it as a string.
 func (o *HTTPOutcome) appendInt(v int64) string {
-	start := o.n
-	o.n = len(strconv.AppendInt(o.buf[:o.n], v, 10))
+	start := int(o.n)
+	o.n = uint8(len(strconv.AppendInt(o.buf[:o.n], v, 10)))
 	return o.str(start)
 }
 
@@ -120,7 +143,7 @@ func (o *HTTPOutcome) appendInt(v int64) string {
 // a region of buf is written once, before its string is made, and never again:
 // the outcome is read-only once Decide returns.
 func (o *HTTPOutcome) str(start int) string {
-	return unsafe.String(&o.buf[start], o.n-start)
+	return unsafe.String(&o.buf[start], int(o.n)-start)
 }
 
 // outcomeContext is the context Context returns: the parent, plus the decision.

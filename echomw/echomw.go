@@ -55,7 +55,7 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (echo.MiddlewareFunc, error
 			w := c.Response()
 			h := w.Header()
 			for i := range hs {
-				h[hs[i].Name] = hs[i].Values()
+				h[hs[i].Name()] = hs[i].Values()
 			}
 			if o.Action == core.HTTPRespond {
 				if o.ContentType != "" {

@@ -2,6 +2,7 @@ package fibermw
 
 import (
 	"fmt"
+	"net"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -16,7 +17,16 @@ import (
 // asked for), except the route pattern, which the app owns.
 type request struct{ c *fiber.Ctx }
 
-func (v request) RemoteAddr() string        { return v.c.Context().RemoteAddr().String() }
+// RemoteAddr is the peer's IP (without the port, which costs an allocation
+// and which no key uses) or, for a connection that is not TCP, its address.
+func (v request) RemoteAddr() string {
+	addr := v.c.Context().RemoteAddr()
+	if a, ok := addr.(*net.TCPAddr); ok {
+		return a.IP.String()
+	}
+	return addr.String()
+}
+
 func (v request) Header(name string) string { return strings.Clone(v.c.Get(name)) }
 func (v request) HeaderValues(name string) []string {
 	raw := v.c.Request().Header.PeekAll(name)
@@ -61,7 +71,7 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (fiber.Handler, error) {
 		o := p.Decide(uctx, request{c})
 		hs := o.Headers()
 		for i := range hs {
-			c.Set(hs[i].Name, hs[i].Value())
+			c.Set(hs[i].Name(), hs[i].Value())
 		}
 		if o.Action == core.HTTPRespond {
 			if o.ContentType != "" {

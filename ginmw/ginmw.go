@@ -42,7 +42,7 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (gin.HandlerFunc, error) {
 		hs := o.Headers()
 		h := c.Writer.Header()
 		for i := range hs {
-			h[hs[i].Name] = hs[i].Values()
+			h[hs[i].Name()] = hs[i].Values()
 		}
 		if o.Action == core.HTTPRespond {
 			if o.ContentType != "" {

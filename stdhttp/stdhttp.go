@@ -44,7 +44,7 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (func(http.Handler) http.Ha
 			hs := o.Headers()
 			h := w.Header()
 			for i := range hs {
-				h[hs[i].Name] = hs[i].Values()
+				h[hs[i].Name()] = hs[i].Values()
 			}
 			if o.Action == core.HTTPRespond {
 				if o.ContentType != "" {

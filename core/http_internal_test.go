@@ -1,0 +1,30 @@
+package core
+
+import (
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// An outcome is the one allocation of an allowed request: it must stay in a
+// size class that needs no per-object type header (at most 512 bytes).
+func TestOutcomeSize(t *testing.T) {
+	assert.LessOrEqual(t, unsafe.Sizeof(HTTPOutcome{}), uintptr(512))
+}
+
+// Long limit names overflow the outcome's buffer and take the allocating path;
+// the values must be the same.
+func TestRateLimitFieldLongName(t *testing.T) {
+	long := "a-very-long-policy-name-that-does-not-fit-in-the-outcome-buffer-at-all"
+	p := &HTTPPolicy{headers: AllHeaders, perLimit: []limitHeaders{{rlPrefix: `"` + long + `";r=`}}}
+	o := &HTTPOutcome{}
+	p.setHeaders(o, &Decision{Allowed: true, Remaining: 12345, ResetAfter: 1500 * 1e6})
+	var got string
+	for _, h := range o.Headers() {
+		if h.Name() == HeaderRateLimit {
+			got = h.Value()
+		}
+	}
+	assert.Equal(t, `"`+long+`";r=12345;t=2`, got)
+}
