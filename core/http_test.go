@@ -84,11 +84,11 @@ func apiKey(r core.HTTPRequest) (string, error) {
 	return "", core.ErrKey
 }
 
-var t0 = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+var httpT0 = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func newPolicy(t *testing.T, st core.Store, alg core.Algorithm, l core.Limit, lopts []core.Option, opts ...core.HTTPOption) (*core.HTTPPolicy, *core.ManualClock) {
 	t.Helper()
-	clk := core.NewManualClock(t0)
+	clk := core.NewManualClock(httpT0)
 	lim, err := core.NewLimiter(st, alg, l, append([]core.Option{core.WithClock(clk)}, lopts...)...)
 	require.NoError(t, err)
 	p, err := core.NewHTTPPolicy(lim, append([]core.HTTPOption{core.WithKeyFunc(peerKey)}, opts...)...)
