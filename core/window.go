@@ -125,40 +125,63 @@ func swRetry(prev, cur, cost, start, now int64, p *params) int64 {
 // and admits a request when the entries younger than Period plus its cost stay
 // within Rate. Timestamps never go backwards: a clock that steps back records
 // the newest timestamp again, so no quota is minted.
+//
+// The entries that have left the window (at or before now-Period) are a prefix
+// of the ring, since timestamps never decrease; it is found by binary search
+// and dropped only when a request is admitted, so a denial or a peek leaves the
+// State exactly as it was.
 func slidingLog(s *State, p *params, cost, now int64, commit bool) Decision {
-	// Drop the entries that have left the window (now-Period, now]. Dropping
-	// them changes no decision, so it is done even on a dry run.
-	for s.N > 0 && s.Log[s.Head] <= now-p.period {
-		s.Head = (s.Head + 1) % len(s.Log)
-		s.N--
+	head, n := s.Head, s.N
+	if drop := logExpired(s, now-p.period); drop > 0 {
+		head, n = (head+int(drop))%len(s.Log), n-drop
 	}
-	if s.N == 0 {
-		s.Head = 0
-	}
-	at := func(i int64) int64 { return s.Log[(s.Head+int(i))%len(s.Log)] }
+	at := func(i int64) int64 { return s.Log[(head+int(i))%len(s.Log)] }
 	reset := int64(0)
 	newest := now
-	if s.N > 0 {
-		newest = max(now, at(s.N-1))
-		reset = at(s.N-1) + p.period - now
+	if n > 0 {
+		newest = max(now, at(n-1))
+		reset = at(n-1) + p.period - now
 	}
 	switch {
 	case cost > p.rate:
-		return Decision{Exceeds: true, Remaining: p.rate - s.N, ResetAfter: micros(reset), RetryAfter: micros(p.period)}
-	case s.N+cost <= p.rate:
-		remaining := p.rate - s.N - cost
+		return Decision{Exceeds: true, Remaining: p.rate - n, ResetAfter: micros(reset), RetryAfter: micros(p.period)}
+	case n+cost <= p.rate:
+		remaining := p.rate - n - cost
 		if cost > 0 {
 			reset = newest + p.period - now
 			if commit {
+				if n == 0 {
+					head = 0
+				}
+				s.Head, s.N = head, n
 				logPush(s, p.rate, newest, cost)
 			}
 		}
 		return Decision{Allowed: true, Remaining: remaining, ResetAfter: micros(reset)}
 	default:
-		// The request fits once the (N+cost-Rate) oldest entries have left.
-		k := s.N + cost - p.rate
-		return Decision{Remaining: p.rate - s.N, ResetAfter: micros(reset), RetryAfter: micros(at(k-1) + p.period - now)}
+		// The request fits once the (n+cost-Rate) oldest entries have left.
+		k := n + cost - p.rate
+		return Decision{Remaining: p.rate - n, ResetAfter: micros(reset), RetryAfter: micros(at(k-1) + p.period - now)}
 	}
+}
+
+// logExpired returns how many of s's entries, oldest first, are at or before
+// cutoff.
+func logExpired(s *State, cutoff int64) int64 {
+	if s.N == 0 || s.Log[s.Head] > cutoff {
+		return 0
+	}
+	// The first entry has expired: find the first one that has not.
+	lo, hi := int64(1), s.N
+	for lo < hi {
+		m := int64(uint64(lo+hi) >> 1)
+		if s.Log[(s.Head+int(m))%len(s.Log)] <= cutoff {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
 }
 
 // logPush appends cost copies of ts, growing the ring up to rate entries.
