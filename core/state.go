@@ -55,7 +55,7 @@ func paramsOf(l *Limit, buf *params) (*params, error) {
 
 func computeParams(l Limit) (params, error) {
 	p := params{rate: l.Rate, period: l.periodMicros(), burst: l.burst()}
-	if p.rate <= 0 || l.Period <= 0 || l.Period > MaxPeriod || l.Burst < 0 || p.period <= 0 || p.rate > p.period {
+	if p.rate <= 0 || l.Period <= 0 || l.Period > MaxPeriod || l.Period%time.Microsecond != 0 || l.Burst < 0 || p.rate > p.period {
 		return params{}, fmt.Errorf("%w: %d per %s", ErrInvalidLimit, l.Rate, l.Period)
 	}
 	p.interval = (p.period + p.rate - 1) / p.rate
