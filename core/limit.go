@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -173,7 +174,9 @@ func ParseLimit(s string) (Limit, error) {
 	var burst int64
 	if i := strings.Index(s, " burst "); i >= 0 {
 		b, err := strconv.ParseInt(strings.TrimSpace(s[i+len(" burst "):]), 10, 64)
-		if err != nil {
+		if errors.Is(err, strconv.ErrRange) {
+			return bad("burst is out of range")
+		} else if err != nil {
 			return bad("burst is not a whole number")
 		}
 		if b <= 0 {
@@ -186,7 +189,9 @@ func ParseLimit(s string) (Limit, error) {
 		return bad("no '/'")
 	}
 	rate, err := strconv.ParseInt(strings.TrimSpace(rateStr), 10, 64)
-	if err != nil {
+	if errors.Is(err, strconv.ErrRange) {
+		return bad("rate is out of range")
+	} else if err != nil {
 		return bad("rate is not a whole number")
 	}
 	periodStr = strings.TrimSpace(periodStr)
