@@ -156,7 +156,9 @@ func (l *Limiter) WaitN(ctx context.Context, key string, n int64) (Decision, err
 		if wait <= 0 {
 			return d, nil
 		}
-		if dl, ok := ctx.Deadline(); ok && !d.Allowed && l.clock.Now().Add(wait).After(dl) {
+		// The deadline is on the timers' clock, not the limiter's (which may be a
+		// ManualClock or a store's server time).
+		if dl, ok := ctx.Deadline(); ok && !d.Allowed && time.Until(dl) < wait {
 			return d, fmt.Errorf("%w: next admission in %s", ErrWouldExceed, wait)
 		}
 		t := time.NewTimer(wait)
