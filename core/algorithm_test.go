@@ -1,0 +1,533 @@
+package core_test
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewarden/ratewarden/core"
+)
+
+// step is one request of a scripted timeline and the decision it must get
+// (Limit is filled in by the runner).
+type step struct {
+	at   int64 // µs since the epoch
+	cost int64
+	want core.Decision
+}
+
+func allow(remaining int64, reset time.Duration) core.Decision {
+	return core.Decision{Allowed: true, Remaining: remaining, ResetAfter: reset}
+}
+
+func deny(remaining int64, reset, retry time.Duration) core.Decision {
+	return core.Decision{Remaining: remaining, ResetAfter: reset, RetryAfter: retry}
+}
+
+// runTimeline applies steps in order to one state and checks every decision
+// field, plus the decision's promises about itself.
+func runTimeline(t *testing.T, alg core.Algorithm, l core.Limit, s *core.State, steps []step) {
+	t.Helper()
+	for i, st := range steps {
+		before := clone(*s)
+		d, err := alg.ApplyMicros(s, l, st.cost, st.at)
+		require.NoError(t, err)
+		want := st.want
+		want.Limit = l
+		require.Equal(t, want, d, "step %d at %s", i, time.Duration(st.at-epochUS)*time.Microsecond)
+		checkDecision(t, alg, before, clone(*s), l, st.cost, st.at, d)
+	}
+}
+
+// Seed 003: 7 per minute, 5 requests in the previous minute and 3 in the
+// current one (the new request being the third, as the seed's "the limit will
+// be reached after one more request" implies), arriving at 30% of the current
+// minute: 3 + 5 x 0.7 = 6.5 <= 7, allowed. One more at the same instant makes
+// 7.5: denied.
+func TestSlidingWindowSeed003(t *testing.T) {
+	l := core.PerMinute(7)
+	start := hms(1, 1, 0)
+	s := core.State{T: start, N: 2, P: 5}
+	at := start + us(18*time.Second) // 30% into the window
+	runTimeline(t, core.SlidingWindow, l, &s, []step{
+		// Remaining floor(7 - 6.5) = 0; the window's 3 requests have fully
+		// decayed 2 periods after its start: 102 s from now.
+		{at, 1, allow(0, 102*time.Second)},
+		// 5 x (60-e)/60 + 3 + 1 <= 7 from e = 24 s on: in 6 s.
+		{at, 1, deny(0, 102*time.Second, 6*time.Second)},
+		{start + us(24*time.Second), 1, allow(0, 96*time.Second)},
+	})
+	assert.Equal(t, core.State{T: start, N: 4, P: 5}, s)
+
+	// Reading the seed's 3 as already admitted, the new request makes 7.5.
+	s = core.State{T: start, N: 3, P: 5}
+	d, err := core.SlidingWindow.ApplyMicros(&s, l, 1, at)
+	require.NoError(t, err)
+	assert.False(t, d.Allowed)
+}
+
+// Seed 001 (with its arithmetic fixed, as the seeds' README says): 10 per
+// minute, 9 requests in the previous minute and 5 in the current one (the new
+// request the fifth) at 25%: 9 x 0.75 + 5 = 11.75 > 10, denied.
+func TestSlidingWindowSeed001(t *testing.T) {
+	l := core.PerMinute(10)
+	start := hms(0, 1, 0)
+	s := core.State{T: start, N: 4, P: 9}
+	at := start + us(15*time.Second)
+	runTimeline(t, core.SlidingWindow, l, &s, []step{
+		// 9 x (60-e)/60 + 5 <= 10 from e = 26.666667 s (rounded up to the µs).
+		{at, 1, deny(0, 105*time.Second, 11_666_667*time.Microsecond)},
+		{at + 11_666_667, 1, allow(0, 105*time.Second-11_666_667*time.Microsecond)},
+	})
+	assert.Equal(t, core.State{T: start, N: 5, P: 9}, s)
+}
+
+// Seed 003's figure 4-6: a bucket of 4 refilled with 4 tokens per minute. The
+// figure refills 4 at once each minute; ours refills continuously, one token
+// every 15 s, with no rounding loss, which the timeline shows.
+func TestTokenBucketSeed003(t *testing.T) {
+	l := core.PerMinute(4)
+	for _, alg := range []core.Algorithm{core.TokenBucket, core.GCRA} {
+		t.Run(alg.String(), func(t *testing.T) {
+			var s core.State
+			runTimeline(t, alg, l, &s, []step{
+				{hms(1, 0, 0), 1, allow(3, 15*time.Second)},
+				{hms(1, 0, 5), 1, allow(2, 25*time.Second)}, // 2.33 tokens left
+				{hms(1, 0, 5), 1, allow(1, 40*time.Second)},
+				{hms(1, 0, 5), 1, allow(0, 55*time.Second)}, // empty: full again at 1:01:00
+				// 0.67 of a token; the next whole one at 1:00:15.
+				{hms(1, 0, 10), 1, deny(0, 50*time.Second, 5*time.Second)},
+				{hms(1, 0, 15), 1, allow(0, 60*time.Second)},
+				{hms(1, 0, 20), 1, deny(0, 55*time.Second, 10*time.Second)},
+				{hms(1, 0, 20), 2, deny(0, 55*time.Second, 25*time.Second)},
+				{hms(1, 1, 0), 1, allow(2, 30*time.Second)},
+				{hms(1, 2, 0), 1, allow(3, 15*time.Second)}, // full again, and never above 4
+				{hms(1, 2, 0), 3, allow(0, 60*time.Second)},
+			})
+		})
+	}
+}
+
+// Seed 003's sliding log, 2 per minute, with our rule that denied requests are
+// not logged: at 1:01:40 the entries at or before 1:00:40 have left, so the log
+// holds nothing and the request is allowed (the seed, logging the denied
+// 1:00:50, still allows it with two entries).
+func TestSlidingLogSeed003(t *testing.T) {
+	l := core.PerMinute(2)
+	var s core.State
+	runTimeline(t, core.SlidingLog, l, &s, []step{
+		{hms(1, 0, 1), 1, allow(1, 60*time.Second)},
+		{hms(1, 0, 30), 1, allow(0, 60*time.Second)},
+		// Full until 1:00:01's entry leaves at 1:01:01; empty at 1:01:30.
+		{hms(1, 0, 50), 1, deny(0, 40*time.Second, 11*time.Second)},
+		{hms(1, 1, 40), 1, allow(1, 60*time.Second)},
+		{hms(1, 1, 40), 1, allow(0, 60*time.Second)},
+		{hms(1, 1, 41), 1, deny(0, 59*time.Second, 59*time.Second)},
+	})
+	assert.Equal(t, int64(2), s.N)
+}
+
+// A fixed window of 5 per minute lets 10 through in one second across a
+// window boundary: inherent to the algorithm.
+func TestFixedWindowBoundary(t *testing.T) {
+	l := core.PerMinute(5)
+	var s core.State
+	var steps []step
+	for i := range int64(5) {
+		steps = append(steps, step{hms(2, 0, 59), 1, allow(4-i, time.Second)})
+	}
+	steps = append(steps, step{hms(2, 0, 59), 1, deny(0, time.Second, time.Second)})
+	for i := range int64(5) {
+		steps = append(steps, step{hms(2, 1, 0), 1, allow(4-i, time.Minute)})
+	}
+	steps = append(steps, step{hms(2, 1, 0), 1, deny(0, time.Minute, time.Minute)})
+	runTimeline(t, core.FixedWindow, l, &s, steps)
+	assert.Equal(t, core.State{T: hms(2, 1, 0), N: 5}, s)
+}
+
+// The leaky bucket's queue: admitted requests leave one emission interval
+// apart, a queue of Burst, and a request that would overflow it is denied.
+func TestLeakyBucketQueue(t *testing.T) {
+	l := core.PerSecond(10).WithBurst(3)
+	ms := time.Millisecond
+	queued := func(remaining int64, reset, delay time.Duration) core.Decision {
+		d := allow(remaining, reset)
+		d.Delay = delay
+		return d
+	}
+	var s core.State
+	at := hms(3, 0, 0)
+	runTimeline(t, core.LeakyBucket, l, &s, []step{
+		{at, 1, queued(2, 100*ms, 0)},
+		{at, 1, queued(1, 200*ms, 100*ms)},
+		{at, 1, queued(0, 300*ms, 200*ms)},
+		{at, 1, deny(0, 300*ms, 100*ms)},                // the queue is full
+		{at + us(50*ms), 1, deny(0, 250*ms, 50*ms)},     // still full
+		{at + us(100*ms), 1, queued(0, 300*ms, 200*ms)}, // the first has left
+		{at + us(100*ms), 0, queued(0, 300*ms, 300*ms)}, // a peek: the next slot
+		{at + us(400*ms), 2, queued(1, 200*ms, 0)},      // drained: cost 2 takes two slots
+		{at + us(400*ms), 1, queued(0, 300*ms, 200*ms)},
+	})
+}
+
+// The sliding log's RetryAfter waits for as many entries to leave as the cost
+// needs, and a cost of n logs n entries.
+func TestSlidingLogCost(t *testing.T) {
+	l := core.PerMinute(3)
+	var s core.State
+	runTimeline(t, core.SlidingLog, l, &s, []step{
+		{hms(0, 0, 0), 1, allow(2, time.Minute)},
+		{hms(0, 0, 10), 1, allow(1, time.Minute)},
+		{hms(0, 0, 20), 1, allow(0, time.Minute)},
+		// Cost 2 needs the two oldest gone: the 0:00:10 entry leaves at 0:01:10.
+		{hms(0, 0, 30), 2, deny(0, 50*time.Second, 40*time.Second)},
+		{hms(0, 1, 10), 2, allow(0, time.Minute)},
+		{hms(0, 1, 10), 0, allow(0, time.Minute)},
+	})
+	assert.Equal(t, []int64{hms(0, 0, 20), hms(0, 1, 10), hms(0, 1, 10)}, liveLog(s))
+	// Once 0:00:20 has left, a peek and a denial see it gone but leave the
+	// State as it was (runTimeline compares it); the next admission drops it.
+	runTimeline(t, core.SlidingLog, l, &s, []step{
+		{hms(0, 1, 25), 0, allow(1, 45*time.Second)},
+		{hms(0, 1, 25), 2, deny(1, 45*time.Second, 45*time.Second)},
+		{hms(0, 1, 25), 4, core.Decision{Exceeds: true, Remaining: 1, ResetAfter: 45 * time.Second, RetryAfter: time.Minute}},
+	})
+	assert.Equal(t, int64(3), s.N)
+	runTimeline(t, core.SlidingLog, l, &s, []step{{hms(0, 1, 25), 1, allow(0, time.Minute)}})
+	assert.Equal(t, []int64{hms(0, 1, 10), hms(0, 1, 10), hms(0, 1, 25)}, liveLog(s))
+}
+
+// liveLog lists a sliding log's entries, oldest first.
+func liveLog(s core.State) []int64 {
+	out := make([]int64, 0, s.N)
+	for i := range int(s.N) {
+		out = append(out, s.Log[(s.Head+i)%len(s.Log)])
+	}
+	return out
+}
+
+// Edge cases every algorithm handles the same way.
+func TestApplyEdgeCases(t *testing.T) {
+	for _, alg := range core.Algorithms() {
+		t.Run(alg.String(), func(t *testing.T) {
+			l := core.PerSecond(4)
+			now := hms(5, 0, 0)
+			// A state with some spending in it.
+			var s core.State
+			for range 2 {
+				d, err := alg.ApplyMicros(&s, l, 1, now)
+				require.NoError(t, err)
+				require.True(t, d.Allowed)
+			}
+			before := clone(s)
+
+			t.Run("peek", func(t *testing.T) {
+				d, err := alg.ApplyMicros(&s, l, 0, now)
+				require.NoError(t, err)
+				assert.True(t, d.Allowed)
+				assert.Equal(t, int64(2), d.Remaining)
+				assert.Equal(t, before, s)
+				var fresh core.State
+				d, err = alg.ApplyMicros(&fresh, l, 0, now)
+				require.NoError(t, err)
+				assert.Equal(t, core.Decision{Allowed: true, Remaining: 4, Limit: l}, d)
+				assert.Equal(t, core.State{}, fresh)
+			})
+			t.Run("negative cost", func(t *testing.T) {
+				for _, c := range []int64{-1, math.MinInt64} {
+					d, err := alg.ApplyMicros(&s, l, c, now)
+					require.ErrorIs(t, err, core.ErrInvalidCost)
+					assert.Equal(t, core.Decision{}, d)
+					assert.Equal(t, before, s)
+				}
+			})
+			t.Run("cost above capacity", func(t *testing.T) {
+				for _, c := range []int64{5, 1 << 40, math.MaxInt64} {
+					d, err := alg.ApplyMicros(&s, l, c, now)
+					require.NoError(t, err)
+					assert.False(t, d.Allowed)
+					assert.True(t, d.Exceeds)
+					assert.Equal(t, int64(2), d.Remaining)
+					assert.Equal(t, time.Second, d.RetryAfter)
+					assert.Equal(t, before, s)
+				}
+			})
+			t.Run("time out of range", func(t *testing.T) {
+				for _, at := range []int64{-1, math.MinInt64, core.MaxTime + 1, math.MaxInt64} {
+					d, err := alg.ApplyMicros(&s, l, 1, at)
+					require.ErrorIs(t, err, core.ErrClock)
+					assert.Equal(t, core.Decision{}, d)
+					assert.Equal(t, before, s)
+				}
+			})
+			t.Run("invalid algorithm and limit", func(t *testing.T) {
+				_, err := core.Algorithm(0).ApplyMicros(&s, l, 1, now)
+				require.ErrorIs(t, err, core.ErrInvalidAlgorithm)
+				_, err = core.Algorithm(7).ApplyMicros(&s, l, 1, now)
+				require.ErrorIs(t, err, core.ErrInvalidAlgorithm)
+				for _, bad := range []core.Limit{{}, core.PerSecond(-1), core.Every(1, -time.Second),
+					core.Every(1, 1500*time.Nanosecond), core.PerSecond(2).WithBurst(-1), core.Every(2, time.Microsecond)} {
+					_, err = alg.ApplyMicros(&s, bad, 1, now)
+					require.ErrorIs(t, err, core.ErrInvalidLimit, "%+v", bad)
+				}
+				assert.Equal(t, before, s)
+			})
+			t.Run("near MaxTime", func(t *testing.T) {
+				var s core.State
+				end := core.MaxTime
+				got := 0
+				for i := range int64(20) {
+					at := end - 2_000_000 + i*100_000
+					b := clone(s)
+					d, err := alg.ApplyMicros(&s, l, 1, at)
+					require.NoError(t, err)
+					checkDecision(t, alg, b, clone(s), l, 1, at, d)
+					if d.Allowed {
+						got++
+					}
+				}
+				assert.LessOrEqual(t, got, 12, "at most 4 + 4/s x 1.9 s")
+				d, err := alg.ApplyMicros(&s, l, math.MaxInt64, end)
+				require.NoError(t, err)
+				assert.True(t, d.Exceeds)
+			})
+			t.Run("clock steps back", func(t *testing.T) {
+				s := clone(before)
+				// Spend the rest at now; then ask from earlier and earlier.
+				d, err := alg.ApplyMicros(&s, l, 2, now)
+				require.NoError(t, err)
+				require.True(t, d.Allowed)
+				for _, back := range []time.Duration{time.Microsecond, time.Millisecond, 900 * time.Millisecond, time.Hour, 24 * 365 * time.Hour} {
+					at := now - us(back)
+					b := clone(s)
+					d, err := alg.ApplyMicros(&s, l, 1, at)
+					require.NoError(t, err)
+					assert.False(t, d.Allowed, "no quota minted %s back", back)
+					assert.Positive(t, d.RetryAfter)
+					assert.GreaterOrEqual(t, d.RetryAfter, back, "no earlier than the instant the quota was spent")
+					assert.Equal(t, b, s)
+				}
+			})
+			t.Run("clock jumps a year forward", func(t *testing.T) {
+				s := clone(before)
+				at := now + us(366*24*time.Hour)
+				d, err := alg.ApplyMicros(&s, l, 1, at)
+				require.NoError(t, err)
+				assert.True(t, d.Allowed)
+				assert.Equal(t, int64(3), d.Remaining)
+				d, err = alg.ApplyMicros(&s, l, 3, at)
+				require.NoError(t, err)
+				assert.True(t, d.Allowed)
+				d, err = alg.ApplyMicros(&s, l, 1, at)
+				require.NoError(t, err)
+				assert.False(t, d.Allowed)
+			})
+		})
+	}
+}
+
+func TestApplyUsesTime(t *testing.T) {
+	l := core.PerSecond(1)
+	var a, b core.State
+	now := time.UnixMicro(hms(0, 0, 0))
+	da, err := core.GCRA.Apply(&a, l, 1, now)
+	require.NoError(t, err)
+	db, err := core.GCRA.ApplyMicros(&b, l, 1, core.Micros(now))
+	require.NoError(t, err)
+	assert.Equal(t, da, db)
+	assert.Equal(t, a, b)
+	_, err = core.GCRA.Apply(&a, l, 1, time.Unix(-1, 0))
+	require.ErrorIs(t, err, core.ErrClock)
+}
+
+func TestApplyAll(t *testing.T) {
+	perSec := core.PerSecond(2)
+	perMin := core.PerMinute(3)
+	limits := []core.Limit{perSec, perMin}
+	for _, alg := range core.Algorithms() {
+		t.Run(alg.String(), func(t *testing.T) {
+			states := make([]core.State, 2)
+			now := hms(6, 0, 0)
+			apply := func(cost, at int64) core.Decision {
+				t.Helper()
+				d, err := alg.ApplyAll(states, limits, cost, at)
+				require.NoError(t, err)
+				return d
+			}
+			// Both allow: the per-second limit has the least remaining (1 < 2).
+			d := apply(1, now)
+			assert.True(t, d.Allowed)
+			assert.Equal(t, 0, d.Index)
+			assert.Equal(t, perSec, d.Limit)
+			assert.Equal(t, int64(1), d.Remaining)
+			// Now both have 1 left: a tie goes to the first.
+			d = apply(1, now)
+			assert.True(t, d.Allowed)
+			assert.Equal(t, 0, d.Index)
+			assert.Equal(t, int64(0), d.Remaining)
+
+			// The per-second limit denies; the per-minute one would admit,
+			// but a denial spends from neither.
+			snap := []core.State{clone(states[0]), clone(states[1])}
+			d = apply(1, now)
+			assert.False(t, d.Allowed)
+			assert.Equal(t, 0, d.Index)
+			assert.Equal(t, perSec, d.Limit)
+			assert.Equal(t, snap, states)
+
+			// Two seconds later (the sliding window's previous second must have
+			// decayed) the per-second limit admits, and its remaining (1) is
+			// more than the per-minute one's (0): the per-minute one governs.
+			later := now + us(2*time.Second)
+			d = apply(1, later)
+			assert.True(t, d.Allowed)
+			assert.Equal(t, 1, d.Index)
+			assert.Equal(t, perMin, d.Limit)
+			assert.Equal(t, int64(0), d.Remaining)
+
+			// Both deny with cost 2: the per-minute one's wait is the longer.
+			snap = []core.State{clone(states[0]), clone(states[1])}
+			d = apply(2, later)
+			assert.False(t, d.Allowed)
+			assert.Equal(t, 1, d.Index)
+			assert.Positive(t, d.RetryAfter)
+			assert.Equal(t, snap, states)
+
+			// Cost 3 exceeds the per-second capacity of 2: that limit governs
+			// whatever the other's wait, since no wait will do.
+			d = apply(3, later)
+			assert.False(t, d.Allowed)
+			assert.True(t, d.Exceeds)
+			assert.Equal(t, 0, d.Index)
+			assert.Equal(t, snap, states)
+
+			// A peek changes nothing.
+			d = apply(0, later)
+			assert.Equal(t, snap, states)
+			assert.Equal(t, int64(0), d.Remaining)
+		})
+	}
+}
+
+func TestApplyAllErrors(t *testing.T) {
+	ok := core.PerSecond(1)
+	states := make([]core.State, 2)
+	tests := []struct {
+		name   string
+		states []core.State
+		limits []core.Limit
+		cost   int64
+		now    int64
+		err    error
+	}{
+		{"no limits", nil, nil, 1, epochUS, core.ErrInvalidLimit},
+		{"fewer states", states[:1], []core.Limit{ok, ok}, 1, epochUS, core.ErrInvalidLimit},
+		{"second limit invalid", states, []core.Limit{ok, core.PerSecond(0)}, 1, epochUS, core.ErrInvalidLimit},
+		{"negative cost", states, []core.Limit{ok, ok}, -1, epochUS, core.ErrInvalidCost},
+		{"time", states, []core.Limit{ok, ok}, 1, -5, core.ErrClock},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := core.GCRA.ApplyAll(tt.states, tt.limits, tt.cost, tt.now)
+			require.ErrorIs(t, err, tt.err)
+			assert.Equal(t, core.Decision{}, d)
+			assert.Equal(t, make([]core.State, 2), states)
+		})
+	}
+	_, err := core.Algorithm(9).ApplyAll(states, []core.Limit{ok, ok}, 1, epochUS)
+	require.ErrorIs(t, err, core.ErrInvalidAlgorithm)
+}
+
+// More limits than ApplyAll keeps on its stack still decide: the tightest governs.
+func TestApplyAllManyLimits(t *testing.T) {
+	var limits []core.Limit
+	for i := range int64(10) {
+		limits = append(limits, core.PerSecond(20-i))
+	}
+	states := make([]core.State, len(limits))
+	for i := range 11 {
+		d, err := core.FixedWindow.ApplyAll(states, limits, 1, epochUS)
+		require.NoError(t, err)
+		assert.Equal(t, i < 11, d.Allowed)
+		assert.Equal(t, 9, d.Index)
+	}
+	d, err := core.FixedWindow.ApplyAll(states, limits, 1, epochUS)
+	require.NoError(t, err)
+	assert.False(t, d.Allowed)
+	assert.Equal(t, 9, d.Index)
+	for i := range states {
+		assert.Equal(t, int64(11), states[i].N)
+	}
+}
+
+func TestAlgorithmNames(t *testing.T) {
+	for _, alg := range core.Algorithms() {
+		got, err := core.ParseAlgorithm(alg.String())
+		require.NoError(t, err)
+		assert.Equal(t, alg, got)
+		require.NoError(t, alg.Validate())
+	}
+	got, err := core.ParseAlgorithm(" Sliding_Window ")
+	require.NoError(t, err)
+	assert.Equal(t, core.SlidingWindow, got)
+	for _, bad := range []string{"", "bucket", "gcra2"} {
+		_, err := core.ParseAlgorithm(bad)
+		require.ErrorIs(t, err, core.ErrInvalidAlgorithm)
+	}
+	assert.Equal(t, "Algorithm(0)", core.Algorithm(0).String())
+	require.ErrorIs(t, core.Algorithm(7).Validate(), core.ErrInvalidAlgorithm)
+}
+
+func TestCapacityAndValidateLimit(t *testing.T) {
+	l := core.PerSecond(10).WithBurst(25)
+	for _, alg := range core.Algorithms() {
+		oneWord := alg == core.TokenBucket || alg == core.LeakyBucket || alg == core.GCRA
+		assert.Equal(t, oneWord, alg.OneWord(), alg.String())
+		if oneWord {
+			assert.Equal(t, int64(25), alg.Capacity(l))
+			require.NoError(t, alg.ValidateLimit(l))
+		} else {
+			assert.Equal(t, int64(10), alg.Capacity(l))
+			err := alg.ValidateLimit(l)
+			require.ErrorIs(t, err, core.ErrInvalidLimit)
+			assert.Contains(t, err.Error(), "takes no burst")
+			require.NoError(t, alg.ValidateLimit(core.PerSecond(10)))
+		}
+	}
+	err := core.SlidingLog.ValidateLimit(core.PerSecond(core.MaxLogRate + 1))
+	require.ErrorIs(t, err, core.ErrInvalidLimit)
+	require.NoError(t, core.SlidingLog.ValidateLimit(core.PerSecond(core.MaxLogRate)))
+	require.ErrorIs(t, core.Algorithm(0).ValidateLimit(core.PerSecond(1)), core.ErrInvalidAlgorithm)
+}
+
+// FreshAt is the instant from which a state decides as a fresh one would.
+func TestFreshAt(t *testing.T) {
+	l := core.PerSecond(4)
+	for _, alg := range core.Algorithms() {
+		t.Run(alg.String(), func(t *testing.T) {
+			var s core.State
+			assert.Zero(t, alg.FreshAt(&s, l))
+			now := hms(7, 0, 0) + 300_000
+			for range 3 {
+				_, err := alg.ApplyMicros(&s, l, 1, now)
+				require.NoError(t, err)
+			}
+			at := alg.FreshAt(&s, l)
+			require.Greater(t, at, now)
+			var fresh core.State
+			for _, dt := range []int64{0, 1, 250_000, 1_000_000, 3_000_000} {
+				a := clone(s)
+				da, err := alg.ApplyMicros(&a, l, 4, at+dt)
+				require.NoError(t, err)
+				f := fresh
+				df, err := alg.ApplyMicros(&f, l, 4, at+dt)
+				require.NoError(t, err)
+				assert.Equal(t, df.Allowed, da.Allowed)
+				assert.Equal(t, df.Remaining, da.Remaining)
+			}
+		})
+	}
+}

@@ -1,0 +1,76 @@
+package core_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewarden/ratewarden/core"
+)
+
+// epochUS is 2026-01-01 00:00:00 UTC in microseconds: a whole day, so every window
+// of a second, minute or hour starts on it.
+const epochUS = int64(1_767_225_600_000_000)
+
+// hms is epochUS plus h hours, m minutes and s seconds, in microseconds.
+func hms(h, m, s int64) int64 { return epochUS + ((h*60+m)*60+s)*1_000_000 }
+
+// us converts a duration to microseconds.
+func us(d time.Duration) int64 { return d.Microseconds() }
+
+// clone deep-copies s, so that a later Apply writing into s's log cannot change
+// the copy.
+func clone(s core.State) core.State {
+	s.Log = slices.Clone(s.Log)
+	return s
+}
+
+// admitted reports whether a request of cost would be admitted at now, on a copy
+// of s.
+func admitted(t *testing.T, alg core.Algorithm, s core.State, l core.Limit, cost, now int64) bool {
+	t.Helper()
+	c := clone(s)
+	d, err := alg.ApplyMicros(&c, l, cost, now)
+	require.NoError(t, err)
+	return d.Allowed
+}
+
+// checkDecision checks what every decision promises about itself, against the
+// state s it was made on (before the request): RetryAfter is 0 when admitted
+// and otherwise exactly the first instant the same request is admitted;
+// Remaining is exactly the largest cost admitted now (after this request, when
+// admitted). It needs time to go no further back than MaxTime allows.
+func checkDecision(t *testing.T, alg core.Algorithm, before, after core.State, l core.Limit, cost, now int64, d core.Decision) {
+	t.Helper()
+	require.GreaterOrEqual(t, d.Remaining, int64(0))
+	require.GreaterOrEqual(t, d.ResetAfter, time.Duration(0))
+	if d.Allowed {
+		require.Zero(t, d.RetryAfter)
+		require.False(t, d.Exceeds)
+	} else {
+		require.Positive(t, d.RetryAfter)
+		require.Zero(t, d.Delay)
+		require.Equal(t, before, after, "a denied request changes nothing")
+	}
+	if alg != core.LeakyBucket {
+		require.Zero(t, d.Delay)
+	}
+	capacity := alg.Capacity(l)
+	require.Equal(t, cost > capacity, d.Exceeds)
+	if d.Exceeds {
+		return
+	}
+	if !d.Allowed {
+		retry := us(d.RetryAfter)
+		require.False(t, admitted(t, alg, before, l, cost, now+retry-1), "retry-after %s is too early", d.RetryAfter)
+		require.True(t, admitted(t, alg, before, l, cost, now+retry), "retry-after %s is too late", d.RetryAfter)
+	}
+	if d.Remaining > 0 {
+		require.True(t, admitted(t, alg, after, l, d.Remaining, now), "remaining %d does not fit", d.Remaining)
+	}
+	if d.Remaining < capacity {
+		require.False(t, admitted(t, alg, after, l, d.Remaining+1, now), "remaining %d is too low", d.Remaining)
+	}
+}

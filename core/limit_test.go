@@ -1,0 +1,240 @@
+package core_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewarden/ratewarden/core"
+)
+
+func TestLimitConstructors(t *testing.T) {
+	tests := []struct {
+		name     string
+		got      core.Limit
+		rate     int64
+		period   time.Duration
+		burst    int64
+		interval time.Duration
+		str      string
+	}{
+		{"PerSecond", core.PerSecond(10), 10, time.Second, 10, 100 * time.Millisecond, "10/s"},
+		{"PerMinute", core.PerMinute(100), 100, time.Minute, 100, 600 * time.Millisecond, "100/m"},
+		{"PerHour", core.PerHour(1000), 1000, time.Hour, 1000, 3600 * time.Millisecond, "1000/h"},
+		{"Every", core.Every(5, 30*time.Second), 5, 30 * time.Second, 5, 6 * time.Second, "5/30s"},
+		{"Every day", core.Every(5000, 24*time.Hour), 5000, 24 * time.Hour, 5000, 17280 * time.Millisecond, "5000/d"},
+		{"WithBurst", core.PerSecond(10).WithBurst(20), 10, time.Second, 20, 100 * time.Millisecond, "10/s burst 20"},
+		// 60 s / 7 = 8.571428... s, rounded up to a whole microsecond.
+		{"interval rounds up", core.PerMinute(7), 7, time.Minute, 7, 8_571_429 * time.Microsecond, "7/m"},
+		{"one per microsecond", core.Every(1, time.Microsecond), 1, time.Microsecond, 1, time.Microsecond, "1/1µs"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.NoError(t, tt.got.Validate())
+			assert.Equal(t, tt.rate, tt.got.Rate)
+			assert.Equal(t, tt.period, tt.got.Period)
+			assert.Equal(t, tt.burst, tt.got.Burst)
+			assert.Equal(t, tt.burst, tt.got.EffectiveBurst())
+			assert.Equal(t, tt.interval, tt.got.EmissionInterval())
+			assert.Equal(t, tt.str, tt.got.String())
+		})
+	}
+}
+
+func TestLimitBurstZeroMeansRate(t *testing.T) {
+	l := core.Limit{Rate: 3, Period: time.Second}
+	require.NoError(t, l.Validate())
+	assert.Equal(t, int64(3), l.EffectiveBurst())
+	assert.Equal(t, "3/s", l.String())
+}
+
+func TestNewLimit(t *testing.T) {
+	l, err := core.NewLimit(10, time.Second, 25)
+	require.NoError(t, err)
+	assert.Equal(t, core.Limit{Rate: 10, Period: time.Second, Burst: 25}, l)
+
+	_, err = core.NewLimit(0, time.Second, 1)
+	require.ErrorIs(t, err, core.ErrInvalidLimit)
+	assert.Contains(t, err.Error(), "rate must be positive, got 0")
+}
+
+func TestNamed(t *testing.T) {
+	base := core.PerSecond(10)
+	named := base.Named("api")
+	assert.Equal(t, "api", named.Name)
+	assert.Empty(t, base.Name, "Named returns a copy")
+	require.NoError(t, named.Validate())
+}
+
+// Invalid limits fail Validate (and NewLimit) with an error that wraps
+// ErrInvalidLimit and says what is wrong.
+func TestLimitValidateRejects(t *testing.T) {
+	tests := []struct {
+		name string
+		l    core.Limit
+		msg  string
+	}{
+		{"zero rate", core.PerSecond(0), "rate must be positive, got 0"},
+		{"negative rate", core.PerSecond(-1), "rate must be positive, got -1"},
+		{"zero period", core.Every(1, 0), "period must be positive, got 0s"},
+		{"negative period", core.Every(1, -time.Second), "period must be positive, got -1s"},
+		{"period above MaxPeriod", core.Every(1, core.MaxPeriod+time.Microsecond), "is longer than the maximum"},
+		{"period not whole µs", core.Every(1, 1500*time.Nanosecond), "is not a whole number of microseconds"},
+		{"negative burst", core.PerSecond(10).WithBurst(-1), "burst must not be negative, got -1"},
+		{"above one per µs", core.Every(2, time.Microsecond), "more than one event per microsecond"},
+		{"rate above one per µs over a second", core.PerSecond(1_000_001), "more than one event per microsecond"},
+		{"burst spans more than MaxPeriod", core.PerSecond(1).WithBurst(1 << 40), "spans more than"},
+		{"burst overflows", core.PerHour(1).WithBurst(1 << 62), "spans more than"},
+		{"name with quote", core.PerSecond(1).Named(`a"b`), "may not hold quotes"},
+		{"name with backslash", core.PerSecond(1).Named(`a\b`), "may not hold quotes"},
+		{"name with newline", core.PerSecond(1).Named("a\nb"), "line breaks"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.l.Validate()
+			require.ErrorIs(t, err, core.ErrInvalidLimit)
+			assert.Contains(t, err.Error(), tt.msg)
+			assert.True(t, strings.HasPrefix(err.Error(), "ratewarden: invalid limit: "), err.Error())
+			_, err = core.NewLimit(tt.l.Rate, tt.l.Period, tt.l.Burst)
+			if tt.l.Name == "" {
+				require.ErrorIs(t, err, core.ErrInvalidLimit)
+			}
+		})
+	}
+}
+
+func TestLimitBounds(t *testing.T) {
+	// The largest period and the widest burst are accepted.
+	require.NoError(t, core.Every(1, core.MaxPeriod).Validate())
+	require.NoError(t, core.Every(1, time.Microsecond).WithBurst(1<<48).Validate())
+	require.ErrorIs(t, core.Every(1, time.Microsecond).WithBurst(1<<48+1).Validate(), core.ErrInvalidLimit)
+}
+
+func TestParseLimit(t *testing.T) {
+	tests := []struct {
+		in   string
+		want core.Limit
+	}{
+		{"10/s", core.PerSecond(10)},
+		{"100/m", core.PerMinute(100)},
+		{"1000/h", core.PerHour(1000)},
+		{"5000/d", core.Every(5000, 24*time.Hour)},
+		{"5/30s", core.Every(5, 30*time.Second)},
+		{"10/s burst 20", core.PerSecond(10).WithBurst(20)},
+		{"10/s burst 5", core.PerSecond(10).WithBurst(5)},
+		{"7/min", core.PerMinute(7)},
+		{"7/minute", core.PerMinute(7)},
+		{"2/sec", core.PerSecond(2)},
+		{"2/second", core.PerSecond(2)},
+		{"3/hour", core.PerHour(3)},
+		{"4/day", core.Every(4, 24*time.Hour)},
+		{"5/ms", core.Every(5, time.Millisecond)},
+		{" 3 / 1h30m ", core.Every(3, 90*time.Minute)},
+		{"100/1m30s", core.Every(100, 90*time.Second)},
+		{"1/1us", core.Every(1, time.Microsecond)},
+		{"1/1µs", core.Every(1, time.Microsecond)},
+		{"+4/s", core.PerSecond(4)},
+		{"10/s  burst  20", core.PerSecond(10).WithBurst(20)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := core.ParseLimit(tt.in)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestParseLimitRejects(t *testing.T) {
+	tests := []struct {
+		in  string
+		msg string
+	}{
+		{"", "no '/'"},
+		{"   ", "no '/'"},
+		{"garbage", "no '/'"},
+		{"10/", "period is neither a unit nor a duration"},
+		{"/s", "rate is not a whole number"},
+		{"ten/s", "rate is not a whole number"},
+		{"1.5/s", "rate is not a whole number"},
+		{"10/fortnight", "period is neither a unit nor a duration"},
+		{"10/s burst x", "burst is not a whole number"},
+		{"10/s burst ", "period is neither a unit nor a duration"}, // TrimSpace eats the trailing space: "burst" is then part of the period
+		{"10/s burst 0", "burst must be positive"},
+		{"10/s burst -3", "burst must be positive"},
+		{"10/s burst 99999999999999999999", "burst is out of range"},
+		{"99999999999999999999/s", "rate is out of range"},
+		{"0/s", "rate must be positive, got 0"},
+		{"-5/s", "rate must be positive, got -5"},
+		{"10/0s", "period must be positive"},
+		{"10/-1s", "period must be positive"},
+		{"2/1us", "more than one event per microsecond"},
+		{"2000000/s", "more than one event per microsecond"},
+		{"1/1500ns", "not a whole number of microseconds"},
+		{"1/90000h", "is longer than the maximum"},
+		{"1/9999999999999h", "period is neither a unit nor a duration"}, // overflows time.Duration
+		{"1/h burst 9223372036854775807", "spans more than"},
+		{"10/s/s", "period is neither a unit nor a duration"},
+		{`10/s "x"`, "period is neither a unit nor a duration"},
+		{"10 s", "no '/'"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			l, err := core.ParseLimit(tt.in)
+			require.ErrorIs(t, err, core.ErrInvalidLimit)
+			assert.Contains(t, err.Error(), tt.msg)
+			assert.Equal(t, core.Limit{}, l)
+		})
+	}
+}
+
+// A hostile input is quoted, shortened, in the error.
+func TestParseLimitErrorIsShort(t *testing.T) {
+	_, err := core.ParseLimit(strings.Repeat("x", 10_000))
+	require.ErrorIs(t, err, core.ErrInvalidLimit)
+	assert.Less(t, len(err.Error()), 200)
+}
+
+func TestLimitStringRoundTrips(t *testing.T) {
+	limits := []core.Limit{
+		core.PerSecond(10), core.PerMinute(100), core.PerHour(1000), core.Every(5000, 24*time.Hour),
+		core.Every(5, 30*time.Second), core.Every(3, 90*time.Minute), core.Every(1, time.Microsecond),
+		core.Every(9, 1500*time.Microsecond), core.PerSecond(10).WithBurst(20), core.PerSecond(10).WithBurst(1),
+		core.Every(1, core.MaxPeriod), {Rate: 4, Period: time.Minute},
+	}
+	for _, l := range limits {
+		t.Run(l.String(), func(t *testing.T) {
+			got, err := core.ParseLimit(l.String())
+			require.NoError(t, err)
+			assert.Equal(t, l.Rate, got.Rate)
+			assert.Equal(t, l.Period, got.Period)
+			assert.Equal(t, l.EffectiveBurst(), got.Burst)
+			assert.Equal(t, l.String(), got.String())
+		})
+	}
+}
+
+func FuzzParseLimit(f *testing.F) {
+	for _, s := range []string{"10/s", "100/m", "1000/h", "5/30s", "10/s burst 20", "7/min", " 3 / 1h30m ",
+		"", "10/", "/s", "10/s burst x", "99999999999999999999/s", "1/1us", "1/1500ns", "1/h burst 9223372036854775807"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		l, err := core.ParseLimit(s)
+		if err != nil {
+			require.ErrorIs(t, err, core.ErrInvalidLimit)
+			require.Equal(t, core.Limit{}, l)
+			return
+		}
+		require.NoError(t, l.Validate())
+		require.Positive(t, l.Burst, "a parsed limit carries its burst")
+		back, err := core.ParseLimit(l.String())
+		require.NoError(t, err, "%q formats as %q", s, l.String())
+		require.Equal(t, l, back)
+		_, err = l.Figures()
+		require.NoError(t, err)
+	})
+}
