@@ -1,0 +1,163 @@
+package rueidisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/store/luascript"
+)
+
+// Errors. Every error the package returns wraps one of these or a core
+// sentinel (core.ErrInvalidLimit, core.ErrInvalidCost, core.ErrInvalidAlgorithm,
+// core.ErrClock, core.ErrInvalidOption), so callers can test with errors.Is.
+var (
+	// ErrRedis reports that Redis could not decide: it is down, slow past the
+	// context's deadline, or answered with an error. The request may or may not
+	// have been counted; it is never sent again.
+	ErrRedis = errors.New("rueidisstore: redis failed")
+	// ErrClient reports a client the store cannot use: nil.
+	ErrClient = errors.New("rueidisstore: unusable client")
+)
+
+// DefaultPrefix starts every key unless WithPrefix says otherwise.
+const DefaultPrefix = "ratewarden:"
+
+// Store is a core.Store that keeps every key's state in Redis and applies the
+// algorithms there, as one Lua script per decision (EVALSHA, one round trip),
+// so any number of application instances share exact limits. It is built on
+// rueidis, whose client pipelines concurrent calls on shared connections, and
+// accepts any rueidis.Client: a single node, Sentinel or Redis Cluster. It
+// decides exactly as the go-redis store (store/redis) does, with the same
+// scripts and keys, so the two can share a Redis. It is safe for concurrent
+// use.
+type Store struct {
+	client rueidis.Client
+	cfg    luascript.Config
+}
+
+// Option configures a Store.
+type Option func(*Store) error
+
+// WithPrefix starts every key with prefix instead of DefaultPrefix. The prefix
+// may not hold '{' or '}' (they would move the hash tag).
+func WithPrefix(prefix string) Option {
+	return func(s *Store) error {
+		s.cfg.Prefix = prefix
+		return nil
+	}
+}
+
+// WithCallerClock makes the scripts decide at TakeRequest.Now (the limiter's
+// clock) instead of the Redis server's TIME. Use it when the Redis service
+// refuses TIME inside scripts (some managed services do), or in tests that move
+// a manual clock. The application servers' clocks then define the windows: a
+// server whose clock is ahead or behind by d shifts its view of every window by
+// d, so skew between instances loosens or tightens the limit by up to d's worth
+// of quota. Redis still expires keys on its own clock; see WithMinTTL.
+func WithCallerClock() Option {
+	return func(s *Store) error {
+		s.cfg.CallerClock = true
+		return nil
+	}
+}
+
+// WithMinTTL sets a floor on the time to live of every key (default 0: a key
+// expires exactly when its state equals a fresh one). In caller-clock mode, a
+// caller clock that runs slower than Redis's (a manual clock in tests) would
+// otherwise let Redis expire state the caller still needs.
+func WithMinTTL(d time.Duration) Option {
+	return func(s *Store) error {
+		s.cfg.MinTTL = d
+		return nil
+	}
+}
+
+// New returns a Store that keeps state through client. It returns an error
+// wrapping ErrClient for a nil client, and one wrapping core.ErrInvalidOption
+// for an invalid option. The store never closes the client.
+func New(client rueidis.Client, opts ...Option) (*Store, error) {
+	if client == nil {
+		return nil, fmt.Errorf("%w: nil client", ErrClient)
+	}
+	s := &Store{client: client, cfg: luascript.Config{Prefix: DefaultPrefix}}
+	for _, o := range opts {
+		if o == nil {
+			return nil, fmt.Errorf("rueidisstore: %w: nil option", core.ErrInvalidOption)
+		}
+		if err := o(s); err != nil {
+			return nil, fmt.Errorf("rueidisstore: %w", err)
+		}
+	}
+	if err := s.cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("rueidisstore: %w", err)
+	}
+	return s, nil
+}
+
+// Take decides req in one round trip to Redis and, when it is admitted, spends
+// its cost under every limit. Invalid requests return the error core would
+// (wrapping core's sentinels) without calling Redis; a failed or timed-out call
+// returns an error wrapping ErrRedis.
+func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, error) {
+	call, err := s.cfg.Encode(req)
+	if err != nil {
+		return core.Decision{}, fmt.Errorf("rueidisstore: %w", err)
+	}
+	vals, err := s.run(ctx, call)
+	if err != nil {
+		return core.Decision{}, err
+	}
+	d, err := luascript.Decode(req, vals)
+	if err != nil {
+		return core.Decision{}, fmt.Errorf("%w: %w", ErrRedis, err)
+	}
+	return d, nil
+}
+
+// Reset forgets req's key under req's algorithm and limits (req.Cost and
+// req.Now are ignored).
+func (s *Store) Reset(ctx context.Context, req core.TakeRequest) error {
+	keys, err := s.cfg.Keys(req)
+	if err != nil {
+		return fmt.Errorf("rueidisstore: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%w: %w", ErrRedis, err)
+	}
+	if err := s.client.Do(ctx, s.client.B().Del().Key(keys...).Build()).Error(); err != nil {
+		return fmt.Errorf("%w: %w", ErrRedis, err)
+	}
+	return nil
+}
+
+// run sends call with EVALSHA, and with EVAL when the server does not hold the
+// script (NOSCRIPT: a restarted or flushed Redis, or a new cluster node). A
+// NOSCRIPT reply means the script did not run, so sending EVAL is not a replay.
+//
+// The commands are built without rueidis's retryable flag, so rueidis never
+// sends them twice after a network error (it retries only commands marked
+// retryable, and follows MOVED and ASK, which mean the script did not run).
+func (s *Store) run(ctx context.Context, call luascript.Call) ([]int64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRedis, err)
+	}
+	b := s.client.B()
+	n := int64(len(call.Keys))
+	resp := s.client.Do(ctx, b.Evalsha().Sha1(call.Script.SHA1).Numkeys(n).Key(call.Keys...).Arg(call.Args...).Build())
+	if rerr, ok := rueidis.IsRedisErr(resp.Error()); ok && rerr.IsNoScript() {
+		resp = s.client.Do(ctx, b.Eval().Script(call.Script.Source).Numkeys(n).Key(call.Keys...).Arg(call.Args...).Build())
+	}
+	if err := resp.Error(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRedis, err)
+	}
+	vals, err := resp.AsIntSlice()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w: %w", ErrRedis, luascript.ErrReply, err)
+	}
+	return vals, nil
+}

@@ -1,0 +1,447 @@
+package rueidisstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/store/luascript"
+	"github.com/ratewarden/ratewarden/store/redistest"
+	"github.com/ratewarden/ratewarden/store/storetest"
+)
+
+// conformanceOpts: the suite moves a manual clock, so the store decides at the
+// caller's time, and the floor on TTLs keeps Redis from expiring state on its
+// own clock while the manual one stands still.
+func conformanceOpts() []Option {
+	return []Option{WithCallerClock(), WithMinTTL(time.Hour)}
+}
+
+func TestConformanceSingle(t *testing.T) {
+	srv := redistest.Start(t)
+	client := newClient(t, srv.Addr())
+	storetest.Run(t, func(t *testing.T) core.Store {
+		return newStore(t, client, conformanceOpts()...)
+	})
+}
+
+func TestConformanceCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starting a cluster takes seconds")
+	}
+	client := newClient(t, redistest.StartCluster(t)...)
+	require.Len(t, client.Nodes(), 3)
+	storetest.Run(t, func(t *testing.T) core.Store {
+		return newStore(t, client, conformanceOpts()...)
+	})
+}
+
+// TestExactness: 64 goroutines spread over 4 separate clients (4 application
+// instances, each with its own connections) hammer one key with a limit of 100
+// per 10 s, at one instant: exactly 100 are admitted, for every algorithm, on a
+// single node and on a cluster.
+func TestExactness(t *testing.T) {
+	const instances, goroutines, perGoroutine, limit = 4, 64, 5, 100
+	targets := []struct {
+		name  string
+		addrs func(t *testing.T) []string
+	}{
+		{"single", func(t *testing.T) []string { return []string{redistest.Start(t).Addr()} }},
+		{"cluster", func(t *testing.T) []string {
+			if testing.Short() {
+				t.Skip("starting a cluster takes seconds")
+			}
+			return redistest.StartCluster(t)
+		}},
+	}
+	for _, target := range targets {
+		t.Run(target.name, func(t *testing.T) {
+			addrs := target.addrs(t)
+			prefix := testPrefix()
+			stores := make([]*Store, instances)
+			for i := range stores {
+				stores[i] = newStore(t, newClient(t, addrs...), WithPrefix(prefix), WithCallerClock(), WithMinTTL(time.Hour))
+			}
+			for _, alg := range core.Algorithms() {
+				t.Run(alg.String(), func(t *testing.T) {
+					req := core.TakeRequest{
+						Key: "hot", Algorithm: alg, Cost: 1, Now: storetest.Start,
+						Limits: []core.Limit{core.Every(limit, 10*time.Second)},
+					}
+					var admitted, denied atomic.Int64
+					var wg sync.WaitGroup
+					start := make(chan struct{})
+					for g := range goroutines {
+						wg.Add(1)
+						go func() {
+							defer wg.Done()
+							<-start
+							for range perGoroutine {
+								d, err := stores[g%instances].Take(context.Background(), req)
+								if !assert.NoError(t, err) {
+									return
+								}
+								if d.Allowed {
+									admitted.Add(1)
+								} else {
+									denied.Add(1)
+								}
+							}
+						}()
+					}
+					close(start)
+					wg.Wait()
+					t.Logf("%s on %s: %d admitted, %d denied", alg, target.name, admitted.Load(), denied.Load())
+					assert.Equal(t, int64(limit), admitted.Load())
+					assert.Equal(t, int64(goroutines*perGoroutine-limit), denied.Load())
+				})
+			}
+		})
+	}
+}
+
+// TestOneRoundTrip counts Redis commands per decision with INFO commandstats:
+// one EVALSHA, nothing else, for every algorithm and for several limits.
+func TestOneRoundTrip(t *testing.T) {
+	srv := redistest.Start(t)
+	client := newClient(t, srv.Addr())
+	for _, alg := range core.Algorithms() {
+		for _, limits := range [][]core.Limit{
+			{core.PerSecond(5)},
+			{core.PerSecond(5), core.PerMinute(20)},
+		} {
+			t.Run(alg.String()+"/"+strconv.Itoa(len(limits)), func(t *testing.T) {
+				st := newStore(t, client)
+				req := core.TakeRequest{Key: "k", Algorithm: alg, Limits: limits, Cost: 1}
+				_, err := st.Take(context.Background(), req) // loads the script
+				require.NoError(t, err)
+				const n = 20
+				before := commandCalls(t, client)
+				for range n {
+					_, err := st.Take(context.Background(), req)
+					require.NoError(t, err)
+				}
+				assert.Equal(t, map[string]int64{"evalsha": n}, roundTrips(diffCalls(before, commandCalls(t, client))))
+			})
+		}
+	}
+}
+
+// TestServerClock decides on Redis's TIME (the default): a fresh key admits its
+// burst, then denies with a RetryAfter of about one interval, and the key
+// carries a TTL.
+func TestServerClock(t *testing.T) {
+	srv := redistest.Start(t)
+	client := newClient(t, srv.Addr())
+	prefix := testPrefix()
+	st := newStore(t, client, WithPrefix(prefix))
+	req := core.TakeRequest{Key: "clock", Algorithm: core.GCRA, Limits: []core.Limit{core.PerMinute(2)}, Cost: 1}
+	ctx := context.Background()
+	for i := range 2 {
+		d, err := st.Take(ctx, req)
+		require.NoError(t, err)
+		assert.True(t, d.Allowed, "request %d", i)
+	}
+	d, err := st.Take(ctx, req)
+	require.NoError(t, err)
+	assert.False(t, d.Allowed)
+	assert.InDelta(t, float64(30*time.Second), float64(d.RetryAfter), float64(5*time.Second))
+	keys, err := luascript.Config{Prefix: prefix}.Keys(req)
+	require.NoError(t, err)
+	ttl, err := client.Do(ctx, client.B().Pttl().Key(keys[0]).Build()).AsInt64()
+	require.NoError(t, err)
+	assert.Greater(t, ttl, int64(0))
+	assert.LessOrEqual(t, ttl, int64(time.Minute/time.Millisecond))
+}
+
+// TestScriptFlushed: after SCRIPT FLUSH the store gets NOSCRIPT, sends the
+// script once with EVAL, and goes back to EVALSHA.
+func TestScriptFlushed(t *testing.T) {
+	srv := redistest.Start(t)
+	client := newClient(t, srv.Addr())
+	st := newStore(t, client, WithCallerClock())
+	req := core.TakeRequest{Key: "k", Algorithm: core.SlidingWindow, Limits: []core.Limit{core.PerSecond(3)}, Cost: 1, Now: storetest.Start}
+	ctx := context.Background()
+	_, err := st.Take(ctx, req)
+	require.NoError(t, err)
+	require.NoError(t, client.Do(ctx, client.B().ScriptFlush().Build()).Error())
+	before := commandCalls(t, client)
+	for i := range 2 {
+		d, err := st.Take(ctx, req)
+		require.NoError(t, err)
+		assert.True(t, d.Allowed)
+		assert.Equal(t, int64(1-i), d.Remaining)
+	}
+	after := roundTrips(diffCalls(before, commandCalls(t, client)))
+	// The failed EVALSHA counts as a call on Redis 7.0 and is left out of
+	// calls on later versions (it shows as rejected_calls there).
+	assert.Equal(t, int64(1), after["eval"])
+	assert.Contains(t, []int64{1, 2}, after["evalsha"])
+	assert.Len(t, after, 2)
+}
+
+// TestRestart: a Redis restarted mid-run (state and scripts gone) makes calls
+// fail with ErrRedis while it is down, never panics, and decisions resume on a
+// fresh state once it is back, the script reloaded.
+func TestRestart(t *testing.T) {
+	srv := redistest.StartLocal(t)
+	client := newClient(t, srv.Addr())
+	st := newStore(t, client, WithCallerClock())
+	req := core.TakeRequest{Key: "k", Algorithm: core.FixedWindow, Limits: []core.Limit{core.PerMinute(2)}, Cost: 1, Now: storetest.Start}
+	ctx := context.Background()
+	for range 2 {
+		_, err := st.Take(ctx, req)
+		require.NoError(t, err)
+	}
+	d, err := st.Take(ctx, req)
+	require.NoError(t, err)
+	require.False(t, d.Allowed)
+
+	srv.Restart(t)
+	// The client finds its connection broken at the first call after the
+	// restart, and reconnects for the next one.
+	var ok bool
+	for range 50 {
+		cctx, cancel := context.WithTimeout(ctx, time.Second)
+		d, err = st.Take(cctx, req)
+		cancel()
+		if err == nil {
+			ok = true
+			break
+		}
+		require.ErrorIs(t, err, ErrRedis)
+	}
+	require.True(t, ok, "no decision after the restart")
+	assert.True(t, d.Allowed)
+	assert.Equal(t, int64(1), d.Remaining)
+}
+
+// TestStopped: a Redis that stops answering costs a call its context's
+// deadline, and the error wraps ErrRedis and the context's error.
+func TestStopped(t *testing.T) {
+	srv := redistest.StartLocal(t)
+	client := newClient(t, srv.Addr())
+	st := newStore(t, client)
+	req := core.TakeRequest{Key: "k", Algorithm: core.GCRA, Limits: []core.Limit{core.PerSecond(10)}, Cost: 1}
+	_, err := st.Take(context.Background(), req)
+	require.NoError(t, err)
+
+	srv.Pause(t)
+	defer srv.Resume(t)
+	const deadline = 200 * time.Millisecond
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), deadline)
+			defer cancel()
+			began := time.Now()
+			_, err := st.Take(ctx, req)
+			took := time.Since(began)
+			assert.ErrorIs(t, err, ErrRedis)
+			assert.ErrorIs(t, err, context.DeadlineExceeded)
+			assert.Less(t, took, deadline+time.Second)
+		}()
+	}
+	wg.Wait()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = st.Take(ctx, req)
+	assert.ErrorIs(t, err, ErrRedis)
+	assert.ErrorIs(t, err, context.Canceled)
+}
+
+// TestLostReplyNotReplayed puts a proxy between the client and Redis that
+// passes the script call on and then cuts the connection instead of passing
+// the reply back: the store reports ErrRedis, and Redis ran the script exactly
+// once (the request was counted once, not replayed).
+func TestLostReplyNotReplayed(t *testing.T) {
+	srv := redistest.Start(t)
+	direct := newClient(t, srv.Addr())
+	prefix := testPrefix()
+	req := core.TakeRequest{Key: "lost", Algorithm: core.FixedWindow, Limits: []core.Limit{core.PerMinute(10)}, Cost: 1, Now: storetest.Start}
+	ctx := context.Background()
+	// Load the script, so the proxied call is one EVALSHA.
+	_, err := newStore(t, direct, WithPrefix(prefix), WithCallerClock(), WithMinTTL(time.Hour)).Take(ctx, core.TakeRequest{Key: "other", Algorithm: req.Algorithm, Limits: req.Limits, Cost: 1, Now: req.Now})
+	require.NoError(t, err)
+
+	var cut atomic.Bool
+	proxy := startProxy(t, srv.Addr(), &cut)
+	client := newClient(t, proxy)
+	st := newStore(t, client, WithPrefix(prefix), WithCallerClock(), WithMinTTL(time.Hour))
+	before := commandCalls(t, direct)
+	cut.Store(true)
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	_, err = st.Take(cctx, req)
+	require.ErrorIs(t, err, ErrRedis)
+	assert.Equal(t, map[string]int64{"evalsha": 1}, roundTrips(diffCalls(before, commandCalls(t, direct))))
+
+	d, err := newStore(t, direct, WithPrefix(prefix), WithCallerClock(), WithMinTTL(time.Hour)).Take(ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, int64(8), d.Remaining, "the lost call was counted once")
+}
+
+// startProxy forwards connections to addr. Once cut is set, a connection
+// that carries an EVALSHA is closed when the server's reply comes, instead of
+// passing the reply on.
+func startProxy(t *testing.T, addr string, cut *atomic.Bool) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	t.Cleanup(func() { l.Close(); wg.Wait() })
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			in, err := l.Accept()
+			if err != nil {
+				return
+			}
+			out, err := net.Dial("tcp", addr)
+			if err != nil {
+				in.Close()
+				continue
+			}
+			var armed atomic.Bool
+			wg.Add(2)
+			go func() {
+				defer wg.Done()
+				defer out.Close()
+				buf := make([]byte, 4096)
+				for {
+					n, err := in.Read(buf)
+					if n > 0 && cut.Load() && bytes.Contains(bytes.ToLower(buf[:n]), []byte("evalsha")) {
+						armed.Store(true)
+					}
+					if n > 0 {
+						if _, err := out.Write(buf[:n]); err != nil {
+							return
+						}
+					}
+					if err != nil {
+						return
+					}
+				}
+			}()
+			go func() {
+				defer wg.Done()
+				defer in.Close()
+				buf := make([]byte, 4096)
+				for {
+					n, err := out.Read(buf)
+					if n > 0 && armed.Load() {
+						return
+					}
+					if n > 0 {
+						if _, err := in.Write(buf[:n]); err != nil {
+							return
+						}
+					}
+					if err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return l.Addr().String()
+}
+
+func TestReset(t *testing.T) {
+	srv := redistest.Start(t)
+	client := newClient(t, srv.Addr())
+	st := newStore(t, client, WithCallerClock())
+	req := core.TakeRequest{Key: "k", Algorithm: core.TokenBucket, Limits: []core.Limit{core.PerMinute(1), core.PerHour(5)}, Cost: 1, Now: storetest.Start}
+	ctx := context.Background()
+	d, err := st.Take(ctx, req)
+	require.NoError(t, err)
+	require.True(t, d.Allowed)
+	d, err = st.Take(ctx, req)
+	require.NoError(t, err)
+	require.False(t, d.Allowed)
+	require.NoError(t, st.Reset(ctx, req))
+	d, err = st.Take(ctx, req)
+	require.NoError(t, err)
+	assert.True(t, d.Allowed)
+
+	bad := req
+	bad.Limits = nil
+	assert.ErrorIs(t, st.Reset(ctx, bad), core.ErrInvalidLimit)
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	assert.ErrorIs(t, st.Reset(cctx, req), ErrRedis)
+}
+
+func TestNewErrors(t *testing.T) {
+	srv := redistest.Start(t)
+	client := newClient(t, srv.Addr())
+	tests := []struct {
+		name   string
+		client rueidis.Client
+		opts   []Option
+		want   error
+	}{
+		{"nil client", nil, nil, ErrClient},
+		{"nil option", client, []Option{nil}, core.ErrInvalidOption},
+		{"brace in prefix", client, []Option{WithPrefix("app{x}:")}, core.ErrInvalidOption},
+		{"long prefix", client, []Option{WithPrefix(string(make([]byte, luascript.MaxPrefixLen+1)))}, core.ErrInvalidOption},
+		{"negative min TTL", client, []Option{WithMinTTL(-time.Second)}, core.ErrInvalidOption},
+		{"huge min TTL", client, []Option{WithMinTTL(core.MaxPeriod + time.Hour)}, core.ErrInvalidOption},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st, err := New(tt.client, tt.opts...)
+			require.ErrorIs(t, err, tt.want)
+			assert.Nil(t, st)
+		})
+	}
+	st, err := New(client, WithPrefix(""), WithCallerClock(), WithMinTTL(time.Minute))
+	require.NoError(t, err)
+	assert.NotNil(t, st)
+}
+
+// TestBadRequests: invalid requests fail with core's sentinels and never reach
+// Redis.
+func TestBadRequests(t *testing.T) {
+	srv := redistest.Start(t)
+	client := newClient(t, srv.Addr())
+	st := newStore(t, client, WithCallerClock())
+	good := core.TakeRequest{Key: "k", Algorithm: core.GCRA, Limits: []core.Limit{core.PerSecond(1)}, Cost: 1, Now: storetest.Start}
+	tests := []struct {
+		name string
+		edit func(r *core.TakeRequest)
+		want error
+	}{
+		{"no limits", func(r *core.TakeRequest) { r.Limits = nil }, core.ErrInvalidLimit},
+		{"zero rate", func(r *core.TakeRequest) { r.Limits = []core.Limit{{Period: time.Second}} }, core.ErrInvalidLimit},
+		{"bad algorithm", func(r *core.TakeRequest) { r.Algorithm = 42 }, core.ErrInvalidAlgorithm},
+		{"negative cost", func(r *core.TakeRequest) { r.Cost = -1 }, core.ErrInvalidCost},
+		{"time before the epoch", func(r *core.TakeRequest) { r.Now = time.Unix(-1, 0) }, core.ErrClock},
+	}
+	before := commandCalls(t, client)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := good
+			tt.edit(&req)
+			_, err := st.Take(context.Background(), req)
+			require.ErrorIs(t, err, tt.want)
+			assert.False(t, errors.Is(err, ErrRedis))
+		})
+	}
+	assert.Empty(t, diffCalls(before, commandCalls(t, client)))
+}
