@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math/bits"
 	"strconv"
 	"strings"
 	"time"
@@ -182,19 +181,14 @@ type params struct {
 	rate, period, burst, interval, tau int64
 }
 
-// paramsOf mirrors core's check of a limit and its conversion to microseconds.
+// paramsOf takes core's check of a limit and its figures, so the scripts never
+// divide differently from core.
 func paramsOf(l core.Limit) (params, error) {
-	p := params{rate: l.Rate, period: int64(l.Period / time.Microsecond), burst: l.EffectiveBurst()}
-	if p.rate <= 0 || l.Period <= 0 || l.Period > core.MaxPeriod || l.Burst < 0 || p.period <= 0 || p.rate > p.period {
-		return params{}, fmt.Errorf("%w: %d per %s", core.ErrInvalidLimit, l.Rate, l.Period)
+	f, err := l.Figures()
+	if err != nil {
+		return params{}, err
 	}
-	p.interval = (p.period + p.rate - 1) / p.rate
-	hi, lo := bits.Mul64(uint64(p.burst), uint64(p.interval))
-	if hi != 0 || lo > uint64(core.MaxPeriod/time.Microsecond) {
-		return params{}, fmt.Errorf("%w: burst %d too large", core.ErrInvalidLimit, l.Burst)
-	}
-	p.tau = int64(lo)
-	return p, nil
+	return params{rate: f.Rate, period: f.Period, burst: f.Burst, interval: f.Interval, tau: f.Tau}, nil
 }
 
 func ceilMillis(d time.Duration) int64 {

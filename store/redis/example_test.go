@@ -1,0 +1,32 @@
+package redisstore_test
+
+import (
+	"fmt"
+
+	"github.com/redis/go-redis/v9"
+
+	redisstore "github.com/ratewarden/ratewarden/store/redis"
+)
+
+// New takes any go-redis client (single node, Sentinel failover, Cluster). It
+// insists on ContextTimeoutEnabled, so a hung Redis costs a request its
+// context's deadline rather than the client's ReadTimeout. Creating a client
+// or a store does not connect; the first decision does.
+func ExampleNew() {
+	lax := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
+	defer lax.Close()
+	_, err := redisstore.New(lax)
+	fmt.Println(err)
+
+	client := redis.NewClient(&redis.Options{Addr: "localhost:6379", ContextTimeoutEnabled: true})
+	defer client.Close()
+	_, err = redisstore.New(client, redisstore.WithPrefix("myapp{ratelimit}:"))
+	fmt.Println(err)
+
+	store, err := redisstore.New(client, redisstore.WithPrefix("myapp:rl:"), redisstore.WithLocalCache(4096))
+	fmt.Println(store != nil, err)
+	// Output:
+	// redisstore: unusable client: the client ignores context deadlines; create it with ContextTimeoutEnabled: true in its options
+	// redisstore: ratewarden: invalid option: key prefix "myapp{ratelimit}:" may not hold '{' or '}' (they would move the hash tag)
+	// true <nil>
+}

@@ -1,0 +1,596 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/store/luascript"
+	"github.com/ratewarden/ratewarden/store/redistest"
+	"github.com/ratewarden/ratewarden/store/storetest"
+)
+
+var bg = context.Background()
+
+func TestNewRejects(t *testing.T) {
+	good := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", ContextTimeoutEnabled: true})
+	defer good.Close()
+	tests := []struct {
+		name   string
+		client redis.UniversalClient
+		opts   []Option
+		want   error
+	}{
+		{"nil client", nil, nil, ErrClient},
+		{"client ignoring deadlines", redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}), nil, ErrClient},
+		{"cluster client ignoring deadlines", redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}}), nil, ErrClient},
+		{"ring ignoring deadlines", redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"a": "127.0.0.1:1"}}), nil, ErrClient},
+		{"nil option", good, []Option{nil}, core.ErrInvalidOption},
+		{"brace in prefix", good, []Option{WithPrefix("a{b}")}, core.ErrInvalidOption},
+		{"negative min TTL", good, []Option{WithMinTTL(-time.Second)}, core.ErrInvalidOption},
+		{"negative cache size", good, []Option{WithLocalCache(-1)}, core.ErrInvalidOption},
+		{"huge cache", good, []Option{WithLocalCache(1 << 30)}, core.ErrInvalidOption},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var s *Store
+			var err error
+			require.NotPanics(t, func() { s, err = New(tt.client, tt.opts...) })
+			require.ErrorIs(t, err, tt.want)
+			assert.Nil(t, s)
+			assert.True(t, strings.HasPrefix(err.Error(), "redisstore: "), err.Error())
+		})
+	}
+	s, err := New(good, WithLocalCache(0), WithPrefix(""), WithCallerClock(), WithMinTTL(time.Second))
+	require.NoError(t, err)
+	assert.Nil(t, s.cache)
+}
+
+// TestSingle runs the checks that share one single-node server.
+func TestSingle(t *testing.T) {
+	srv := redistest.Start(t)
+	client := newClient(t, srv.Addr())
+	t.Run("OneRoundTrip", func(t *testing.T) { testOneRoundTrip(t, client, srv.Addr()) })
+	t.Run("Exactness", func(t *testing.T) {
+		testExactness(t, func(t *testing.T) redis.UniversalClient { return newClient(t, srv.Addr()) })
+	})
+	t.Run("ServerTime", func(t *testing.T) { testServerTime(t, client) })
+	t.Run("TTLAndKeys", func(t *testing.T) { testTTLAndKeys(t, client) })
+	t.Run("CacheMatchesRedis", func(t *testing.T) { testCacheMatchesRedis(t, client) })
+	t.Run("CacheFlood", func(t *testing.T) { testCacheFlood(t, client, srv.Addr()) })
+	t.Run("Reset", func(t *testing.T) { testReset(t, client) })
+	t.Run("LostReplyNotReplayed", func(t *testing.T) { testLostReply(t, srv.Addr()) })
+}
+
+// TestCluster runs the checks that share one 3-master cluster.
+func TestCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starting a cluster takes seconds")
+	}
+	addrs := redistest.StartCluster(t)
+	client := newClusterClient(t, addrs)
+	t.Run("OneRoundTrip", func(t *testing.T) { testOneRoundTrip(t, client, addrs...) })
+	t.Run("Exactness", func(t *testing.T) {
+		testExactness(t, func(t *testing.T) redis.UniversalClient { return newClusterClient(t, addrs) })
+	})
+	t.Run("ServerTime", func(t *testing.T) { testServerTime(t, client) })
+	t.Run("NoCrossSlot", func(t *testing.T) { testNoCrossSlot(t, client) })
+}
+
+// testOneRoundTrip counts the commands Redis runs per decision: one EVALSHA
+// (the scripts' inner commands are not counted as client commands, but INFO
+// commandstats lists them too, so only the client's are compared).
+func testOneRoundTrip(t *testing.T, client redis.UniversalClient, addrs ...string) {
+	for _, alg := range core.Algorithms() {
+		for _, limits := range [][]core.Limit{{core.PerMinute(1000)}, {core.PerMinute(1000), core.PerHour(5000)}} {
+			t.Run(fmt.Sprintf("%s/%d", alg, len(limits)), func(t *testing.T) {
+				st := newStore(t, client, WithLocalCache(0))
+				req := core.TakeRequest{Key: "rt", Algorithm: alg, Limits: limits, Cost: 1}
+				_, err := st.Take(bg, req) // may load the script with EVAL
+				require.NoError(t, err)
+				before := commandCalls(t, addrs...)
+				const n = 25
+				for i := range n {
+					req.Cost = int64(i % 3)
+					d, err := st.Take(bg, req)
+					require.NoError(t, err)
+					require.True(t, d.Allowed)
+				}
+				calls := diffCalls(before, commandCalls(t, addrs...))
+				assert.Equal(t, int64(n), calls["evalsha"], "%v", calls)
+				for name, c := range calls {
+					if name == "evalsha" || strings.HasPrefix(name, "") && isScriptInner(name) {
+						continue
+					}
+					assert.Failf(t, "a command besides EVALSHA", "%s: %d", name, c)
+				}
+			})
+		}
+	}
+}
+
+// isScriptInner reports the commands the scripts run inside Redis, which INFO
+// commandstats counts as well.
+func isScriptInner(name string) bool {
+	switch name {
+	case "get", "set", "time", "llen", "lindex", "ltrim", "rpush", "pexpire", "del":
+		return true
+	}
+	return false
+}
+
+// testExactness: 4 clients (4 application instances, 4 connection pools),
+// 16 goroutines each, hammer one key with a limit of 100 per 10 s: exactly 100
+// are admitted, for every algorithm. Time stands still (caller clock), so no
+// quota refills during the run; the local cache is on, as by default.
+func testExactness(t *testing.T, dial func(t *testing.T) redis.UniversalClient) {
+	for _, cache := range []int{0, DefaultLocalCacheSize} {
+		t.Run(fmt.Sprintf("cache=%d", cache), func(t *testing.T) { testExactnessWith(t, dial, cache) })
+	}
+}
+
+func testExactnessWith(t *testing.T, dial func(t *testing.T) redis.UniversalClient, cache int) {
+	prefix := testPrefix()
+	stores := make([]*Store, 4)
+	for i := range stores {
+		s, err := New(dial(t), WithPrefix(prefix), WithCallerClock(), WithMinTTL(time.Hour), WithLocalCache(cache))
+		require.NoError(t, err)
+		stores[i] = s
+	}
+	now := time.Now()
+	for _, alg := range core.Algorithms() {
+		t.Run(alg.String(), func(t *testing.T) {
+			req := core.TakeRequest{Key: "hot", Algorithm: alg, Limits: []core.Limit{core.Every(100, 10*time.Second)}, Cost: 1, Now: now}
+			var admitted, denied, failed atomic.Int64
+			var wg sync.WaitGroup
+			for g := range 64 {
+				wg.Add(1)
+				go func(st *Store) {
+					defer wg.Done()
+					for range 10 {
+						d, err := st.Take(bg, req)
+						switch {
+						case err != nil:
+							failed.Add(1)
+						case d.Allowed:
+							admitted.Add(1)
+						default:
+							denied.Add(1)
+						}
+					}
+				}(stores[g%4])
+			}
+			wg.Wait()
+			t.Logf("%s, cache %d: admitted %d, denied %d of 640", alg, cache, admitted.Load(), denied.Load())
+			assert.Equal(t, int64(0), failed.Load())
+			assert.Equal(t, int64(100), admitted.Load())
+			assert.Equal(t, int64(540), denied.Load())
+		})
+	}
+}
+
+// testServerTime: without the caller clock the scripts read Redis's TIME; the
+// request's Now is ignored (here: zero), and the decisions are those of a
+// fresh key at the server's time.
+func testServerTime(t *testing.T, client redis.UniversalClient) {
+	for _, alg := range core.Algorithms() {
+		t.Run(alg.String(), func(t *testing.T) {
+			st := newStore(t, client)
+			req := core.TakeRequest{Key: "srv", Algorithm: alg, Limits: []core.Limit{core.PerMinute(3)}, Cost: 1}
+			for i := range 3 {
+				d, err := st.Take(bg, req)
+				require.NoError(t, err)
+				require.True(t, d.Allowed, "request %d", i)
+				assert.Equal(t, int64(2-i), d.Remaining)
+				assert.Positive(t, d.ResetAfter)
+				assert.LessOrEqual(t, d.ResetAfter, 2*time.Minute)
+			}
+			d, err := st.Take(bg, req)
+			require.NoError(t, err)
+			require.False(t, d.Allowed)
+			assert.Positive(t, d.RetryAfter)
+			// The sliding window may wait for the next window and its decay.
+			assert.LessOrEqual(t, d.RetryAfter, 2*time.Minute)
+			if alg != core.SlidingWindow {
+				assert.LessOrEqual(t, d.RetryAfter, time.Minute)
+			}
+		})
+	}
+}
+
+// testTTLAndKeys: every key written carries the prefix, the hash tag and a
+// TTL no longer than its state needs.
+func testTTLAndKeys(t *testing.T, client *redis.Client) {
+	limits := []core.Limit{core.Every(5, 10*time.Second), core.Every(50, time.Minute)}
+	for _, alg := range core.Algorithms() {
+		t.Run(alg.String(), func(t *testing.T) {
+			prefix := testPrefix()
+			st, err := New(client, WithPrefix(prefix))
+			require.NoError(t, err)
+			for _, key := range []string{"plain", "with{braces}", strings.Repeat("long", 100)} {
+				for _, ls := range [][]core.Limit{limits[:1], limits} {
+					d, err := st.Take(bg, core.TakeRequest{Key: key, Namespace: "ttl", Algorithm: alg, Limits: ls, Cost: 2})
+					require.NoError(t, err)
+					require.True(t, d.Allowed)
+				}
+			}
+			keys, err := client.Keys(bg, prefix+"*").Result()
+			require.NoError(t, err)
+			assert.Len(t, keys, 9, "3 keys x (1 + 2 limits)")
+			for _, k := range keys {
+				open, end := strings.IndexByte(k, '{'), strings.IndexByte(k, '}')
+				assert.Equal(t, len(prefix), open, k)
+				assert.Greater(t, end, open+1, k)
+				assert.NotContains(t, k[end+1:], "{", k)
+				assert.LessOrEqual(t, len(k), 300, "long keys are hashed")
+				ttl, err := client.PTTL(bg, k).Result()
+				require.NoError(t, err)
+				assert.Positive(t, ttl, k)
+				// The longest state here: a sliding window of a minute lives two periods.
+				assert.LessOrEqual(t, ttl, 2*time.Minute, k)
+				if strings.Contains(k, ":5/10000000/5") && !strings.Contains(k, "+") {
+					// One limit of 5 per 10 s: no state outlives 2 periods, and the
+					// meters need only 2 intervals (4 s) after spending 2.
+					bound := 20 * time.Second
+					if alg.OneWord() {
+						bound = 4 * time.Second
+					} else if alg != core.SlidingWindow {
+						bound = 10 * time.Second
+					}
+					assert.LessOrEqual(t, ttl, bound, k)
+				}
+			}
+		})
+	}
+}
+
+// testCacheMatchesRedis drives a store with the cache and one without through
+// the same random requests and demands the same decisions, except that a
+// cached denial repeats its Remaining.
+func testCacheMatchesRedis(t *testing.T, client redis.UniversalClient) {
+	for _, alg := range core.Algorithms() {
+		t.Run(alg.String(), func(t *testing.T) {
+			cached := newStore(t, client, WithCallerClock(), WithMinTTL(time.Hour))
+			ref := storetest.NewReference()
+			limits := []core.Limit{core.Every(4, time.Second)}
+			if alg.OneWord() {
+				limits = []core.Limit{core.Every(4, time.Second).WithBurst(6), core.PerMinute(40)}
+			}
+			now := storetest.Start
+			var hits int
+			for i := range 400 {
+				now = now.Add(time.Duration((i*7919)%97) * time.Millisecond / 4)
+				req := core.TakeRequest{Key: []string{"x", "y"}[i%2], Algorithm: alg, Limits: limits, Cost: int64(1 + i%3/2), Now: now}
+				want, err := ref.Take(bg, req)
+				require.NoError(t, err)
+				got, err := cached.Take(bg, req)
+				require.NoError(t, err)
+				want.Remaining, got.Remaining = 0, 0
+				require.Equal(t, want, got, "step %d", i)
+				if !got.Allowed {
+					hits++
+				}
+			}
+			require.Positive(t, hits, "the sequence must deny")
+		})
+	}
+}
+
+// testCacheFlood floods one key and counts the script calls Redis sees with
+// and without the local cache.
+func testCacheFlood(t *testing.T, client *redis.Client, addr string) {
+	const n = 2000
+	for _, size := range []int{0, DefaultLocalCacheSize} {
+		st := newStore(t, client, WithLocalCache(size))
+		req := core.TakeRequest{Key: "flood", Algorithm: core.GCRA, Limits: []core.Limit{core.PerMinute(10)}, Cost: 1}
+		before := commandCalls(t, addr)
+		start := time.Now()
+		var admitted int
+		for range n {
+			d, err := st.Take(bg, req)
+			require.NoError(t, err)
+			if d.Allowed {
+				admitted++
+			} else {
+				require.Positive(t, d.RetryAfter)
+			}
+		}
+		elapsed := time.Since(start)
+		calls := diffCalls(before, commandCalls(t, addr))
+		t.Logf("cache size %d: %d requests, %d admitted, %d script calls, %v per request", size, n, admitted, calls["evalsha"]+calls["eval"], elapsed/n)
+		assert.Equal(t, 10, admitted)
+		if size == 0 {
+			assert.Equal(t, int64(n), calls["evalsha"]+calls["eval"])
+		} else {
+			assert.LessOrEqual(t, calls["evalsha"]+calls["eval"], int64(20), "denials answered locally")
+		}
+	}
+}
+
+// testReset: Reset forgets the key in Redis and in the local cache.
+func testReset(t *testing.T, client *redis.Client) {
+	st := newStore(t, client)
+	req := core.TakeRequest{Key: "login", Algorithm: core.FixedWindow, Limits: []core.Limit{core.PerHour(1)}, Cost: 1}
+	d, err := st.Take(bg, req)
+	require.NoError(t, err)
+	require.True(t, d.Allowed)
+	d, err = st.Take(bg, req)
+	require.NoError(t, err)
+	require.False(t, d.Allowed)
+	require.NoError(t, st.Reset(bg, req))
+	d, err = st.Take(bg, req)
+	require.NoError(t, err)
+	assert.True(t, d.Allowed, "a reset key starts fresh, even with its denial cached")
+
+	bad := req
+	bad.Limits = nil
+	assert.ErrorIs(t, st.Reset(bg, bad), core.ErrInvalidLimit)
+	ctx, cancel := context.WithCancel(bg)
+	cancel()
+	assert.ErrorIs(t, st.Reset(ctx, req), ErrRedis)
+}
+
+// testNoCrossSlot: several limits on one request touch several keys; they
+// share a hash tag, so a cluster never answers CROSSSLOT, whatever the key.
+func testNoCrossSlot(t *testing.T, client *redis.ClusterClient) {
+	st := newStore(t, client, WithCallerClock(), WithMinTTL(time.Hour))
+	limits := []core.Limit{core.PerSecond(5), core.PerMinute(50), core.PerHour(500)}
+	slots := map[int64]bool{}
+	for _, alg := range core.Algorithms() {
+		for i := range 30 {
+			key := fmt.Sprintf("user-%d{%d}:%d", i, i*31, i)
+			req := core.TakeRequest{Key: key, Namespace: "xs", Algorithm: alg, Limits: limits, Cost: 1, Now: storetest.Start}
+			d, err := st.Take(bg, req)
+			require.NoError(t, err, "%s %s", alg, key)
+			require.True(t, d.Allowed)
+			call, err := st.cfg.Encode(req)
+			require.NoError(t, err)
+			slot, err := client.ClusterKeySlot(bg, call.Keys[0]).Result()
+			require.NoError(t, err)
+			slots[slot] = true
+			for _, k := range call.Keys[1:] {
+				other, err := client.ClusterKeySlot(bg, k).Result()
+				require.NoError(t, err)
+				require.Equal(t, slot, other, k)
+			}
+		}
+	}
+	assert.Greater(t, len(slots), 10, "keys spread over the cluster")
+}
+
+// dropProxy forwards TCP between a client and Redis and can be told to lose
+// exactly one reply: it closes the client's connection instead of forwarding
+// the next bytes Redis sends.
+type dropProxy struct {
+	ln   net.Listener
+	to   string
+	drop atomic.Bool
+	wg   sync.WaitGroup
+}
+
+func startDropProxy(t *testing.T, to string) *dropProxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	p := &dropProxy{ln: ln, to: to}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			p.wg.Add(1)
+			go func() {
+				defer p.wg.Done()
+				p.serve(c)
+			}()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = ln.Close()
+		p.wg.Wait()
+	})
+	return p
+}
+
+func (p *dropProxy) serve(c net.Conn) {
+	defer c.Close()
+	up, err := net.Dial("tcp", p.to)
+	if err != nil {
+		return
+	}
+	defer up.Close()
+	go func() {
+		_, _ = io.Copy(up, c)
+		_ = up.Close()
+	}()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := up.Read(buf)
+		if n > 0 && p.drop.CompareAndSwap(true, false) {
+			return // the reply is lost: the client sees its connection close
+		}
+		if n > 0 {
+			if _, werr := c.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// testLostReply: when the reply to a decision is lost, the store reports an
+// error and the script has run exactly once: go-redis's retry (MaxRetries
+// defaults to 3) must not send it again and count the request twice.
+func testLostReply(t *testing.T, addr string) {
+	p := startDropProxy(t, addr)
+	client := redis.NewClient(&redis.Options{Addr: p.ln.Addr().String(), ContextTimeoutEnabled: true, MaxRetries: 5})
+	t.Cleanup(func() { _ = client.Close() })
+	st := newStore(t, client, WithLocalCache(0))
+	req := core.TakeRequest{Key: "lost", Algorithm: core.FixedWindow, Limits: []core.Limit{core.PerHour(10)}, Cost: 1}
+	d, err := st.Take(bg, req)
+	require.NoError(t, err)
+	require.Equal(t, int64(9), d.Remaining)
+
+	before := commandCalls(t, addr)
+	p.drop.Store(true)
+	_, err = st.Take(bg, req)
+	require.ErrorIs(t, err, ErrRedis)
+	calls := diffCalls(before, commandCalls(t, addr))
+	assert.Equal(t, int64(1), calls["evalsha"], "the script ran once and was not replayed: %v", calls)
+
+	d, err = st.Take(bg, req)
+	require.NoError(t, err)
+	assert.Equal(t, int64(7), d.Remaining, "the lost request was counted once")
+}
+
+// TestRestart: Redis restarts (keys and scripts gone) in the middle of a run:
+// no panic, a few errors at most, then decisions resume and the script is
+// loaded again.
+func TestRestart(t *testing.T) {
+	srv := redistest.StartLocal(t)
+	client := newClient(t, srv.Addr())
+	st := newStore(t, client, WithLocalCache(0))
+	req := core.TakeRequest{Key: "r", Algorithm: core.SlidingLog, Limits: []core.Limit{core.PerHour(100)}, Cost: 1}
+	for range 5 {
+		_, err := st.Take(bg, req)
+		require.NoError(t, err)
+	}
+	srv.Restart(t)
+	var errs int
+	var d core.Decision
+	for range 20 {
+		ctx, cancel := context.WithTimeout(bg, time.Second)
+		var err error
+		require.NotPanics(t, func() { d, err = st.Take(ctx, req) })
+		cancel()
+		if err == nil {
+			break
+		}
+		require.ErrorIs(t, err, ErrRedis)
+		errs++
+	}
+	t.Logf("errors after the restart: %d", errs)
+	require.Less(t, errs, 20, "decisions resume")
+	assert.True(t, d.Allowed)
+	assert.Equal(t, int64(99), d.Remaining, "the restarted Redis starts empty")
+	exists, err := client.ScriptExists(bg, luascript.Scripts()[3].SHA1).Result()
+	require.NoError(t, err)
+	assert.Equal(t, []bool{true}, exists, "the sliding log's script is loaded again")
+}
+
+// TestStopped: with Redis gone (killed) or hung (paused), every call returns an
+// error wrapping ErrRedis within its context's deadline, and no goroutine is
+// left behind.
+func TestStopped(t *testing.T) {
+	for _, mode := range []string{"killed", "paused"} {
+		t.Run(mode, func(t *testing.T) {
+			srv := redistest.StartLocal(t)
+			client := newClient(t, srv.Addr())
+			st := newStore(t, client)
+			req := core.TakeRequest{Key: "s", Algorithm: core.GCRA, Limits: []core.Limit{core.PerSecond(1000)}, Cost: 1}
+			_, err := st.Take(bg, req)
+			require.NoError(t, err)
+			base := runtime.NumGoroutine()
+			if mode == "killed" {
+				srv.Stop(t)
+			} else {
+				srv.Pause(t)
+				defer srv.Resume(t)
+			}
+			const deadline = 200 * time.Millisecond
+			var wg sync.WaitGroup
+			var late, ok atomic.Int64
+			for range 32 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for range 3 {
+						ctx, cancel := context.WithTimeout(bg, deadline)
+						start := time.Now()
+						_, err := st.Take(ctx, req)
+						cancel()
+						if time.Since(start) > deadline+300*time.Millisecond {
+							late.Add(1)
+						}
+						if errors.Is(err, ErrRedis) {
+							ok.Add(1)
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			assert.Equal(t, int64(0), late.Load(), "calls that outlived their deadline")
+			assert.Equal(t, int64(96), ok.Load(), "calls that failed with ErrRedis")
+			settled := false
+			for range 100 {
+				if runtime.NumGoroutine() <= base+2 {
+					settled = true
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			assert.True(t, settled, "goroutines: %d before, %d after", base, runtime.NumGoroutine())
+			if mode == "paused" {
+				srv.Resume(t)
+				var d core.Decision
+				require.Eventually(t, func() bool {
+					ctx, cancel := context.WithTimeout(bg, time.Second)
+					defer cancel()
+					d, err = st.Take(ctx, req)
+					return err == nil
+				}, 5*time.Second, 10*time.Millisecond)
+				assert.True(t, d.Allowed, "decisions resume")
+			}
+		})
+	}
+}
+
+func TestTakeRejectsBadRequestsWithoutRedis(t *testing.T) {
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", ContextTimeoutEnabled: true})
+	defer client.Close()
+	st, err := New(client, WithCallerClock())
+	require.NoError(t, err)
+	good := core.TakeRequest{Key: "k", Algorithm: core.GCRA, Limits: []core.Limit{core.PerSecond(1)}, Cost: 1, Now: storetest.Start}
+	tests := []struct {
+		name   string
+		mutate func(*core.TakeRequest)
+		want   error
+	}{
+		{"negative cost", func(r *core.TakeRequest) { r.Cost = -1 }, core.ErrInvalidCost},
+		{"no limits", func(r *core.TakeRequest) { r.Limits = nil }, core.ErrInvalidLimit},
+		{"bad algorithm", func(r *core.TakeRequest) { r.Algorithm = 42 }, core.ErrInvalidAlgorithm},
+		{"zero time", func(r *core.TakeRequest) { r.Now = time.Time{} }, core.ErrClock},
+		{"unreachable redis", func(r *core.TakeRequest) {}, ErrRedis},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := good
+			tt.mutate(&req)
+			d, err := st.Take(bg, req)
+			require.ErrorIs(t, err, tt.want)
+			assert.False(t, d.Allowed)
+		})
+	}
+	ctx, cancel := context.WithCancel(bg)
+	cancel()
+	_, err = st.Take(ctx, good)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.ErrorIs(t, err, ErrRedis)
+}
