@@ -171,6 +171,11 @@ step "modules of go.work" list_modules
 step "gofmt" check_gofmt
 for mod in "${MODULES[@]}"; do
 	name=$(rel "$mod")
+	if [ -z "$(in_module "$mod" go list ./... 2>/dev/null)" ]; then
+		echo
+		echo "==> $name: no Go packages yet, nothing to check"
+		continue
+	fi
 	step "go vet ($name)" in_module "$mod" go vet ./...
 	step "staticcheck ($name)" in_module "$mod" staticcheck ./...
 	step "go test -race -shuffle=on ($name)" in_module "$mod" go test -race -shuffle=on ./...
