@@ -203,27 +203,23 @@ end
 
 // luaSlidingLog is core's slidingLog over a Redis list of admitted timestamps,
 // oldest first, never more than Rate entries. Timestamps never decrease, so the
-// entries that left the window are a prefix, found by binary search.
+// entries that left the window are a prefix, found by binary search; as in
+// core, they are dropped only when a request is admitted, so a denial or a peek
+// writes nothing.
 const luaSlidingLog = `
 local function load(key)
   return {}
 end
 
-local function prune(key, cutoff)
-  local n = redis.call('LLEN', key)
-  if n == 0 then return 0 end
-  if tonumber(redis.call('LINDEX', key, 0)) > cutoff then return n end
-  local lo, hi = 1, n
+local function expired(key, total, cutoff)
+  if total == 0 then return 0 end
+  if tonumber(redis.call('LINDEX', key, 0)) > cutoff then return 0 end
+  local lo, hi = 1, total
   while lo < hi do
     local m = floor((lo + hi) / 2)
     if tonumber(redis.call('LINDEX', key, m)) <= cutoff then lo = m + 1 else hi = m end
   end
-  if lo >= n then
-    redis.call('DEL', key)
-    return 0
-  end
-  redis.call('LTRIM', key, lo, -1)
-  return n - lo
+  return lo
 end
 
 local function push(key, ts, count)
@@ -240,7 +236,9 @@ end
 
 local function decide(s, p, key, commit)
   local rate, period = p[1], p[2]
-  local n = prune(key, now - period)
+  local total = redis.call('LLEN', key)
+  local drop = expired(key, total, now - period)
+  local n = total - drop
   local reset, newest = 0, now
   if n > 0 then
     local last = tonumber(redis.call('LINDEX', key, -1))
@@ -254,6 +252,11 @@ local function decide(s, p, key, commit)
     if cost > 0 then
       reset = newest + period - now
       if commit then
+        if drop == total then
+          redis.call('DEL', key)
+        elseif drop > 0 then
+          redis.call('LTRIM', key, drop, -1)
+        end
         push(key, newest, cost)
         redis.call('PEXPIRE', key, ttl(newest + period - now))
       end
@@ -261,7 +264,7 @@ local function decide(s, p, key, commit)
     return {1, 0, rate - n - cost, reset, 0, 0}
   end
   local k = n + cost - rate
-  local oldest = tonumber(redis.call('LINDEX', key, k - 1))
+  local oldest = tonumber(redis.call('LINDEX', key, drop + k - 1))
   return {0, 0, rate - n, reset, oldest + period - now, 0}
 end
 `
