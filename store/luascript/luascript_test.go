@@ -158,6 +158,7 @@ func TestEncodeErrorsMatchCore(t *testing.T) {
 		{"period too long", core.GCRA, []core.Limit{{Rate: 1, Period: core.MaxPeriod + time.Microsecond}}, 1, t0, core.ErrInvalidLimit},
 		{"negative burst", core.GCRA, []core.Limit{{Rate: 1, Period: time.Second, Burst: -1}}, 1, t0, core.ErrInvalidLimit},
 		{"rate above 1/µs", core.GCRA, []core.Limit{{Rate: 2, Period: time.Microsecond}}, 1, t0, core.ErrInvalidLimit},
+		{"period not whole µs", core.GCRA, []core.Limit{{Rate: 1, Period: 1500 * time.Nanosecond}}, 1, t0, core.ErrInvalidLimit},
 		{"burst too large", core.GCRA, []core.Limit{{Rate: 1, Period: time.Hour, Burst: 1 << 40}}, 1, t0, core.ErrInvalidLimit},
 		{"second limit bad", core.SlidingLog, []core.Limit{ok, {Rate: -1, Period: time.Second}}, 1, t0, core.ErrInvalidLimit},
 		{"valid", core.SlidingLog, []core.Limit{ok, core.PerMinute(100)}, 1, t0, nil},

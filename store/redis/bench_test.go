@@ -1,0 +1,68 @@
+package redisstore
+
+import (
+	"runtime"
+	"strconv"
+	"sync/atomic"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/store/redistest"
+)
+
+// floorScript is the least a Redis rate limiter can do per decision: one
+// EVALSHA of INCR + PEXPIRE.
+var floorScript = redis.NewScript(`local n = redis.call('INCR', KEYS[1]) redis.call('PEXPIRE', KEYS[1], 60000) return n`)
+
+// BenchmarkTake measures decisions over 10,000 keys, at 1 goroutine and at 64
+// (GOMAXPROCS x parallelism), beside the floor: a bare EVALSHA through the same
+// client. The local cache is off: every decision is a round trip.
+func BenchmarkTake(b *testing.B) {
+	srv := redistest.Start(b)
+	client := redis.NewClient(&redis.Options{Addr: srv.Addr(), ContextTimeoutEnabled: true, PoolSize: 64})
+	b.Cleanup(func() { _ = client.Close() })
+	st := newStore(b, client, WithLocalCache(0))
+	keys := make([]string, 10_000)
+	for i := range keys {
+		keys[i] = "user-" + strconv.Itoa(i)
+	}
+	limits := []core.Limit{core.PerSecond(1_000_000 / 1000)}
+	run := func(b *testing.B, goroutines int, op func(i int64) error) {
+		b.ReportAllocs()
+		var n atomic.Int64
+		if goroutines == 1 {
+			for b.Loop() {
+				if err := op(n.Add(1)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			return
+		}
+		b.SetParallelism(max(1, goroutines/runtime.GOMAXPROCS(0)))
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if err := op(n.Add(1)); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	for _, g := range []int{1, 64} {
+		for _, alg := range []core.Algorithm{core.GCRA, core.SlidingWindow, core.SlidingLog} {
+			b.Run(alg.String()+"/g"+strconv.Itoa(g), func(b *testing.B) {
+				run(b, g, func(i int64) error {
+					_, err := st.Take(bg, core.TakeRequest{Key: keys[i%int64(len(keys))], Algorithm: alg, Limits: limits, Cost: 1})
+					return err
+				})
+			})
+		}
+		b.Run("floor-evalsha/g"+strconv.Itoa(g), func(b *testing.B) {
+			run(b, g, func(i int64) error {
+				return floorScript.Run(bg, client, []string{"floor:" + keys[i%int64(len(keys))]}).Err()
+			})
+		})
+	}
+}
