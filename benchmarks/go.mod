@@ -41,6 +41,8 @@ require (
 	github.com/pkg/errors v0.9.1 // indirect
 	github.com/quic-go/qpack v0.6.0 // indirect
 	github.com/quic-go/quic-go v0.59.0 // indirect
+	github.com/ratewarden/ratewarden/store/redis v0.0.0-00010101000000-000000000000
+	github.com/ratewarden/ratewarden/store/rueidis v0.0.0-00010101000000-000000000000
 	github.com/redis/go-redis/v9 v9.23.0 // indirect
 	github.com/redis/rueidis v1.0.79 // indirect
 	github.com/rivo/uniseg v0.2.0 // indirect
@@ -67,3 +69,7 @@ require (
 )
 
 replace github.com/ratewarden/ratewarden => ..
+
+replace github.com/ratewarden/ratewarden/store/redis => ../store/redis
+
+replace github.com/ratewarden/ratewarden/store/rueidis => ../store/rueidis

@@ -24,7 +24,9 @@ import (
 	ululeredis "github.com/ulule/limiter/v3/drivers/store/redis"
 
 	"github.com/ratewarden/ratewarden/core"
+	redisstore "github.com/ratewarden/ratewarden/store/redis"
 	"github.com/ratewarden/ratewarden/store/redistest"
+	rueidisstore "github.com/ratewarden/ratewarden/store/rueidis"
 )
 
 // The Redis benchmarks decide requests for redisKeys keys at redisRate per
@@ -196,7 +198,7 @@ func BenchmarkRedis(b *testing.B) {
 }
 
 func newRedisClients(tb testing.TB, addr string) *redisClients {
-	rdb := goredis.NewClient(&goredis.Options{Addr: addr})
+	rdb := goredis.NewClient(&goredis.Options{Addr: addr, ContextTimeoutEnabled: true})
 	tb.Cleanup(func() { rdb.Close() })
 	rue, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{addr}, DisableCache: true})
 	require.NoError(tb, err)
@@ -332,8 +334,54 @@ func TestRedisExactness(t *testing.T) {
 	}
 }
 
-// ourRedisImpls are ratewarden's rows.
-func ourRedisImpls() []redisImpl { return nil }
+// ourAlgorithms are the algorithms of ratewarden's rows: GCRA, and the
+// sliding window for the window algorithms.
+var ourAlgorithms = []core.Algorithm{core.GCRA, core.SlidingWindow}
 
-// ourExactImpls are ratewarden's app instances for TestRedisExactness.
-func ourExactImpls() []exactImpl { return nil }
+// ourRedisImpls are ratewarden's rows, on both clients, on Redis's clock (the
+// default).
+func ourRedisImpls() []redisImpl {
+	var out []redisImpl
+	for _, alg := range ourAlgorithms {
+		out = append(out,
+			redisImpl{"ratewarden-goredis-" + alg.String(), func(tb testing.TB, c *redisClients) func() redisDecide {
+				st, err := redisstore.New(c.rdb)
+				require.NoError(tb, err)
+				return shared(ourLimiter(tb, st, alg, core.PerSecond(redisRate)))
+			}},
+			redisImpl{"ratewarden-rueidis-" + alg.String(), func(tb testing.TB, c *redisClients) func() redisDecide {
+				st, err := rueidisstore.New(c.rue)
+				require.NoError(tb, err)
+				return shared(ourLimiter(tb, st, alg, core.PerSecond(redisRate)))
+			}},
+		)
+	}
+	return out
+}
+
+// ourExactImpls are ratewarden's app instances for TestRedisExactness, every
+// algorithm on both clients.
+func ourExactImpls() []exactImpl {
+	limit := core.Every(exactLimit, 24*time.Hour) // a day: no window boundary inside the run
+	var out []exactImpl
+	for _, alg := range core.Algorithms() {
+		out = append(out,
+			exactImpl{"ratewarden-goredis-" + alg.String(), true, func(t *testing.T, addr string) redisDecide {
+				rdb := goredis.NewClient(&goredis.Options{Addr: addr, PoolSize: 2, ContextTimeoutEnabled: true})
+				t.Cleanup(func() { rdb.Close() })
+				st, err := redisstore.New(rdb)
+				require.NoError(t, err)
+				return ourLimiter(t, st, alg, limit)
+			}},
+			exactImpl{"ratewarden-rueidis-" + alg.String(), true, func(t *testing.T, addr string) redisDecide {
+				rue, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{addr}, DisableCache: true})
+				require.NoError(t, err)
+				t.Cleanup(rue.Close)
+				st, err := rueidisstore.New(rue)
+				require.NoError(t, err)
+				return ourLimiter(t, st, alg, limit)
+			}},
+		)
+	}
+	return out
+}
