@@ -30,20 +30,20 @@ type HTTPPolicy struct {
 	noContext  bool
 
 	// Precomputed once: nothing below changes between requests.
-	perLimit    []limitHeaders
-	policyField HTTPHeader
-	textBody    []byte
-	// Shared read-only outcomes for answers that carry no per-request data.
-	passOutcome                  *HTTPOutcome
-	keyOutcome, keyOutcomeJSON   [2]*HTTPOutcome // [0] GET, [1] HEAD
-	failOutcome, failOutcomeJSON [2]*HTTPOutcome
+	perLimit   []limitHeaders
+	policyVals []string // RateLimit-Policy
+	// Shared read-only outcomes for answers that carry no per-request data,
+	// indexed [JSON][HEAD].
+	passOutcome  *HTTPOutcome
+	keyOutcomes  [2][2]*HTTPOutcome
+	failOutcomes [2][2]*HTTPOutcome
 }
 
 // limitHeaders is what never changes for one of the limiter's limits.
 type limitHeaders struct {
-	limitField HTTPHeader // X-RateLimit-Limit
-	rlPrefix   string     // `"name";r=`
-	jsonBody   []byte     // problem details naming the limit
+	limitVals []string // X-RateLimit-Limit
+	rlPrefix  string   // `"name";r=`
+	denied    [2][2]*HTTPResponse
 }
 
 // HeaderSet selects the rate-limit header families a policy writes.
@@ -87,7 +87,8 @@ type LocalStore interface {
 	Local() bool
 }
 
-// HTTPResponse is an answer written instead of calling the next handler.
+// HTTPResponse is an answer written instead of calling the next handler. The
+// policy shares its own between requests: never modify one.
 type HTTPResponse struct {
 	// Status is the HTTP status code.
 	Status int
@@ -316,7 +317,7 @@ func (p *HTTPPolicy) Decide(ctx context.Context, r HTTPRequest) *HTTPOutcome {
 	if d.Allowed && p.maxDelay > 0 && d.Delay > p.maxDelay {
 		d.Allowed, d.RetryAfter, d.Delay = false, d.Delay, 0
 	}
-	o := &HTTPOutcome{Action: HTTPPass, Decision: d, Decided: true}
+	o := &HTTPOutcome{Action: HTTPPass, Decision: d, Decided: true, p: p}
 	if d.Allowed {
 		if p.onAllowed {
 			p.setHeaders(o, &d)
@@ -324,39 +325,35 @@ func (p *HTTPPolicy) Decide(ctx context.Context, r HTTPRequest) *HTTPOutcome {
 		return o
 	}
 	p.setHeaders(o, &d)
-	o.Action, o.Status = HTTPRespond, 429
-	if p.responder != nil {
-		resp := p.responder(r, d)
-		if resp.Status != 0 {
-			o.Status = resp.Status
-		}
-		o.ContentType, o.Body = resp.ContentType, resp.Body
-	} else if acceptsJSON(r.Header("Accept")) {
-		o.ContentType, o.Body = ContentTypeProblemJSON, p.perLimit[d.Index].jsonBody
-	} else {
-		o.ContentType, o.Body = ContentTypeTextPlain, p.textBody
-	}
-	if r.Method() == "HEAD" {
-		o.Body = nil
+	o.Action = HTTPRespond
+	head := r.Method() == "HEAD"
+	switch {
+	case p.responder != nil:
+		o.Response = response(p.responder(r, d), 429, head)
+	case acceptsJSON(r.Header("Accept")):
+		o.Response = p.perLimit[d.Index].denied[1][b2i(head)]
+	default:
+		o.Response = p.perLimit[d.Index].denied[0][b2i(head)]
 	}
 	return o
 }
 
-func (p *HTTPPolicy) keyError(r HTTPRequest, err error) *HTTPOutcome {
-	head := 0
-	if r.Method() == "HEAD" {
-		head = 1
+func b2i(b bool) int {
+	if b {
+		return 1
 	}
+	return 0
+}
+
+func (p *HTTPPolicy) keyError(r HTTPRequest, err error) *HTTPOutcome {
+	head := r.Method() == "HEAD"
 	if p.keyResp == nil {
-		if acceptsJSON(r.Header("Accept")) {
-			return p.keyOutcomeJSON[head]
-		}
-		return p.keyOutcome[head]
+		return p.keyOutcomes[b2i(acceptsJSON(r.Header("Accept")))][b2i(head)]
 	}
 	if !errors.Is(err, ErrKey) {
 		err = fmt.Errorf("%w: %w", ErrKey, err)
 	}
-	return responseOutcome(p.keyResp(r, err), 401, head == 1)
+	return &HTTPOutcome{Action: HTTPRespond, Response: response(p.keyResp(r, err), 401, head)}
 }
 
 func (p *HTTPPolicy) limiterError(r HTTPRequest, err error) *HTTPOutcome {
@@ -366,29 +363,22 @@ func (p *HTTPPolicy) limiterError(r HTTPRequest, err error) *HTTPOutcome {
 	if !p.failClosed {
 		return p.passOutcome
 	}
-	head := 0
-	if r.Method() == "HEAD" {
-		head = 1
-	}
-	if acceptsJSON(r.Header("Accept")) {
-		return p.failOutcomeJSON[head]
-	}
-	return p.failOutcome[head]
+	return p.failOutcomes[b2i(acceptsJSON(r.Header("Accept")))][b2i(r.Method() == "HEAD")]
 }
 
-func responseOutcome(resp HTTPResponse, status int, head bool) *HTTPOutcome {
-	o := &HTTPOutcome{Action: HTTPRespond, Status: resp.Status, ContentType: resp.ContentType, Body: resp.Body}
-	if o.Status == 0 {
-		o.Status = status
+// response completes a responder's answer: a default status, no body to HEAD.
+func response(resp HTTPResponse, status int, head bool) *HTTPResponse {
+	if resp.Status == 0 {
+		resp.Status = status
 	}
 	if head {
-		o.Body = nil
+		resp.Body = nil
 	}
-	return o
+	return &resp
 }
 
-// setHeaders fills o's headers for d. All values that change per request are
-// formatted into o.buf; the rest were built once by precompute.
+// setHeaders fills o's headers for d. Values that change per request are
+// formatted into o.buf; the others were built once by precompute.
 func (p *HTTPPolicy) setHeaders(o *HTTPOutcome, d *Decision) {
 	lh := &p.perLimit[d.Index]
 	remaining := max(d.Remaining, 0)
@@ -397,26 +387,40 @@ func (p *HTTPPolicy) setHeaders(o *HTTPOutcome, d *Decision) {
 		// Retry-After must not point earlier than the draft's reset (t), so on a
 		// denial both say when the request could pass.
 		reset = max(ceilSeconds(d.RetryAfter), 1)
-		o.addDynamic(hRetryAfter, o.appendInt(reset))
+	}
+	resetSlot := o.addValue(o.appendInt(reset))
+	if !d.Allowed {
+		o.addHeader(hRetryAfter, resetSlot)
 	}
 	if p.headers&XRateLimitHeaders != 0 {
-		o.add(lh.limitField)
-		o.addDynamic(hXRemaining, o.appendInt(remaining))
-		o.addDynamic(hXReset, o.appendInt(reset))
+		o.addHeader(hXLimit, 0)
+		o.addHeader(hXRemaining, o.addValue(o.appendInt(remaining)))
+		o.addHeader(hXReset, resetSlot)
 	}
 	if p.headers&IETFHeaders != 0 {
-		o.add(p.policyField)
-		if int(o.n)+len(lh.rlPrefix)+2*maxInt64Digits+len(";t=") > len(o.buf) {
-			// A very long limit name: off the buffer, with an allocation.
-			o.addDynamic(hRateLimit, lh.rlPrefix+strconv.FormatInt(remaining, 10)+";t="+strconv.FormatInt(reset, 10))
+		o.addHeader(hPolicy, 0)
+		need := len(lh.rlPrefix) + digits(remaining) + len(";t=") + digits(reset)
+		if int(o.n)+need > len(o.buf) {
+			// A long limit name: off the buffer, with an allocation.
+			o.addHeader(hRateLimit, o.addValue(lh.rlPrefix+strconv.FormatInt(remaining, 10)+";t="+strconv.FormatInt(reset, 10)))
 			return
 		}
 		start := int(o.n)
 		b := strconv.AppendInt(append(o.buf[:o.n], lh.rlPrefix...), remaining, 10)
 		b = strconv.AppendInt(append(b, ";t="...), reset, 10)
 		o.n = uint8(len(b))
-		o.addDynamic(hRateLimit, o.str(start))
+		o.addHeader(hRateLimit, o.addValue(o.str(start)))
 	}
+}
+
+// digits is the length of v in decimal (v >= 0).
+func digits(v int64) int {
+	n := 1
+	for v >= 10 {
+		v /= 10
+		n++
+	}
+	return n
 }
 
 // ceilSeconds rounds d up to whole seconds, as delay-seconds fields want.

@@ -43,10 +43,12 @@ func ExampleHTTPPolicy() {
 		if o.Action == core.HTTPPass {
 			fmt.Println("pass")
 		} else {
-			fmt.Println(o.Status, o.ContentType, string(o.Body[:len(o.Body)-1]))
+			resp := o.Response
+			fmt.Println(resp.Status, resp.ContentType, string(resp.Body[:len(resp.Body)-1]))
 		}
-		for _, h := range o.Headers() {
-			fmt.Printf("  %s: %s\n", h.Name(), h.Value())
+		for i := range o.NumHeaders() {
+			name, values := o.Header(i)
+			fmt.Printf("  %s: %s\n", name, values[0])
 		}
 		clk.Advance(10 * time.Second)
 	}

@@ -98,8 +98,9 @@ func newPolicy(t *testing.T, st core.Store, alg core.Algorithm, l core.Limit, lo
 
 func headerMap(o *core.HTTPOutcome) map[string]string {
 	m := map[string]string{}
-	for _, h := range o.Headers() {
-		m[h.Name()] = h.Value()
+	for i := range o.NumHeaders() {
+		name, vals := o.Header(i)
+		m[name] = vals[0]
 	}
 	return m
 }
@@ -159,9 +160,9 @@ func TestDecideAllowedAndDenied(t *testing.T) {
 	clk.Advance(15 * time.Second)
 	o := p.Decide(ctx, get("192.0.2.1"))
 	require.Equal(t, core.HTTPRespond, o.Action)
-	assert.Equal(t, 429, o.Status)
-	assert.Equal(t, core.ContentTypeTextPlain, o.ContentType)
-	assert.Equal(t, "Too Many Requests\n", string(o.Body))
+	assert.Equal(t, 429, o.Response.Status)
+	assert.Equal(t, core.ContentTypeTextPlain, o.Response.ContentType)
+	assert.Equal(t, "Too Many Requests\n", string(o.Response.Body))
 	assert.Equal(t, map[string]string{
 		"Retry-After":           "45",
 		"X-Ratelimit-Limit":     "2",
@@ -172,16 +173,16 @@ func TestDecideAllowedAndDenied(t *testing.T) {
 	}, headerMap(o))
 
 	o = p.Decide(ctx, get("192.0.2.1", "Accept", "application/json"))
-	assert.Equal(t, core.ContentTypeProblemJSON, o.ContentType)
+	assert.Equal(t, core.ContentTypeProblemJSON, o.Response.ContentType)
 	assert.JSONEq(t, `{"type":"https://iana.org/assignments/http-problem-types#quota-exceeded",
 		"title":"Request cannot be satisfied as assigned quota has been exceeded","status":429,
-		"violated-policies":["default"]}`, string(o.Body))
+		"violated-policies":["default"]}`, string(o.Response.Body))
 
 	head := get("192.0.2.1", "Accept", "application/json")
 	head.method = "HEAD"
 	o = p.Decide(ctx, head)
-	assert.Equal(t, 429, o.Status)
-	assert.Nil(t, o.Body)
+	assert.Equal(t, 429, o.Response.Status)
+	assert.Nil(t, o.Response.Body)
 
 	o = p.Decide(ctx, get("192.0.2.2"))
 	assert.Equal(t, core.HTTPPass, o.Action, "another key has its own quota")
@@ -196,8 +197,8 @@ func TestDecideTwoLimitsNamesTheGoverningOne(t *testing.T) {
 	assert.Equal(t, `"hourly";r=1;t=1800`, headerMap(o)["Ratelimit"])
 	p.Decide(ctx, get("a"))
 	o = p.Decide(ctx, get("a", "Accept", "application/problem+json"))
-	require.Equal(t, 429, o.Status)
-	assert.Contains(t, string(o.Body), `"violated-policies":["hourly"]`)
+	require.Equal(t, 429, o.Response.Status)
+	assert.Contains(t, string(o.Response.Body), `"violated-policies":["hourly"]`)
 	assert.Equal(t, "1800", headerMap(o)["Retry-After"])
 }
 
@@ -224,8 +225,9 @@ func TestDecideHeaderToggles(t *testing.T) {
 			p, _ := newPolicy(t, &mapStore{}, core.TokenBucket, core.PerMinute(1), nil, tt.opts...)
 			names := func(o *core.HTTPOutcome) []string {
 				out := []string{}
-				for _, h := range o.Headers() {
-					out = append(out, h.Name())
+				for i := range o.NumHeaders() {
+					name, _ := o.Header(i)
+					out = append(out, name)
 				}
 				return out
 			}
@@ -271,10 +273,10 @@ func TestDecideKeyErrors(t *testing.T) {
 			}
 			assert.Equal(t, core.HTTPRespond, o.Action)
 			assert.False(t, o.Decided)
-			assert.Equal(t, tt.status, o.Status)
-			assert.Equal(t, tt.contentType, o.ContentType)
-			assert.Equal(t, tt.body, string(o.Body))
-			assert.Empty(t, o.Headers())
+			assert.Equal(t, tt.status, o.Response.Status)
+			assert.Equal(t, tt.contentType, o.Response.ContentType)
+			assert.Equal(t, tt.body, string(o.Response.Body))
+			assert.Zero(t, o.NumHeaders())
 		})
 	}
 }
@@ -302,13 +304,13 @@ func TestDecideLimiterErrors(t *testing.T) {
 			require.Len(t, got, 1)
 			assert.ErrorIs(t, got[0], tt.is)
 			assert.False(t, o.Decided)
-			assert.Empty(t, o.Headers())
+			assert.Zero(t, o.NumHeaders())
 			if tt.status == 0 {
 				assert.Equal(t, core.HTTPPass, o.Action)
 				return
 			}
-			assert.Equal(t, tt.status, o.Status)
-			assert.Equal(t, "Service Unavailable\n", string(o.Body))
+			assert.Equal(t, tt.status, o.Response.Status)
+			assert.Equal(t, "Service Unavailable\n", string(o.Response.Body))
 		})
 	}
 }
@@ -334,7 +336,7 @@ func TestDecideSkipAndCost(t *testing.T) {
 	post.method = "POST"
 	assert.Equal(t, "1", headerMap(p.Decide(ctx, post))["X-Ratelimit-Remaining"])
 	assert.Equal(t, "0", headerMap(p.Decide(ctx, get("a")))["X-Ratelimit-Remaining"])
-	assert.Equal(t, 429, p.Decide(ctx, get("a")).Status)
+	assert.Equal(t, 429, p.Decide(ctx, get("a")).Response.Status)
 }
 
 func TestDecideResponder(t *testing.T) {
@@ -344,9 +346,9 @@ func TestDecideResponder(t *testing.T) {
 		}))
 	p.Decide(context.Background(), get("a"))
 	o := p.Decide(context.Background(), get("a"))
-	assert.Equal(t, 429, o.Status)
-	assert.Equal(t, "text/html", o.ContentType)
-	assert.Equal(t, "<p>slow down</p>", string(o.Body))
+	assert.Equal(t, 429, o.Response.Status)
+	assert.Equal(t, "text/html", o.Response.ContentType)
+	assert.Equal(t, "<p>slow down</p>", string(o.Response.Body))
 	assert.Equal(t, "60", headerMap(o)["Retry-After"])
 }
 
@@ -362,7 +364,7 @@ func TestDecideLeakyBucketDelay(t *testing.T) {
 	}
 	assert.Equal(t, []time.Duration{0, time.Second, 2 * time.Second}, delays)
 	o := p.Decide(ctx, get("a"))
-	assert.Equal(t, 429, o.Status, "a delay above the max is refused")
+	assert.Equal(t, 429, o.Response.Status, "a delay above the max is refused")
 	assert.Equal(t, "3", headerMap(o)["Retry-After"])
 }
 
@@ -435,7 +437,7 @@ func TestAcceptNegotiation(t *testing.T) {
 			if tt.json {
 				want = core.ContentTypeProblemJSON
 			}
-			assert.Equal(t, want, o.ContentType)
+			assert.Equal(t, want, o.Response.ContentType)
 		})
 	}
 }

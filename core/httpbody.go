@@ -21,45 +21,44 @@ const (
 func (p *HTTPPolicy) precompute() error {
 	limits := p.lim.limits
 	p.perLimit = make([]limitHeaders, len(limits))
+	text := []byte(textTooMany)
 	var policy strings.Builder
 	for i, l := range limits {
 		if err := checkFieldName(l.Name); err != nil {
 			return err
 		}
 		q, w := l.Rate, ceilSeconds(l.Period)
-		p.perLimit[i] = limitHeaders{
-			limitField: constHeader(hXLimit, strconv.FormatInt(q, 10)),
-			rlPrefix:   `"` + l.Name + `";r=`,
-			jsonBody: fmt.Appendf(nil, `{"type":%q,"title":%q,"status":429,"violated-policies":[%q]}`,
-				ProblemTypeQuotaExceeded, titleTooMany, l.Name),
+		lh := &p.perLimit[i]
+		lh.limitVals = []string{strconv.FormatInt(q, 10)}
+		lh.rlPrefix = `"` + l.Name + `";r=`
+		json := fmt.Appendf(nil, `{"type":%q,"title":%q,"status":429,"violated-policies":[%q]}`,
+			ProblemTypeQuotaExceeded, titleTooMany, l.Name)
+		lh.denied = [2][2]*HTTPResponse{
+			{{429, ContentTypeTextPlain, text}, {429, ContentTypeTextPlain, nil}},
+			{{429, ContentTypeProblemJSON, json}, {429, ContentTypeProblemJSON, nil}},
 		}
 		if i > 0 {
 			policy.WriteString(", ")
 		}
 		fmt.Fprintf(&policy, `"%s";q=%d;w=%d`, l.Name, q, w)
 	}
-	p.policyField = constHeader(hPolicy, policy.String())
-	p.textBody = []byte(textTooMany)
+	p.policyVals = []string{policy.String()}
 	p.passOutcome = &HTTPOutcome{Action: HTTPPass}
-	for head := range 2 {
-		p.keyOutcome[head] = fixedOutcome(401, ContentTypeTextPlain, textUnauthorized, head == 1)
-		p.keyOutcomeJSON[head] = fixedOutcome(401, ContentTypeProblemJSON, jsonUnauthorized, head == 1)
-		p.failOutcome[head] = fixedOutcome(503, ContentTypeTextPlain, textUnavailable, head == 1)
-		p.failOutcomeJSON[head] = fixedOutcome(503, ContentTypeProblemJSON, jsonUnavailable, head == 1)
-	}
+	p.keyOutcomes = fixedOutcomes(401, textUnauthorized, jsonUnauthorized)
+	p.failOutcomes = fixedOutcomes(503, textUnavailable, jsonUnavailable)
 	return nil
 }
 
-func constHeader(name headerName, value string) HTTPHeader {
-	return HTTPHeader{name: name, vals: []string{value}}
-}
-
-func fixedOutcome(status int, contentType, body string, head bool) *HTTPOutcome {
-	o := &HTTPOutcome{Action: HTTPRespond, Status: status, ContentType: contentType}
-	if !head {
-		o.Body = []byte(body)
+// fixedOutcomes returns the shared answers with the given status, indexed
+// [JSON][HEAD].
+func fixedOutcomes(status int, text, json string) [2][2]*HTTPOutcome {
+	mk := func(contentType string, body []byte) *HTTPOutcome {
+		return &HTTPOutcome{Action: HTTPRespond, Response: &HTTPResponse{status, contentType, body}}
 	}
-	return o
+	return [2][2]*HTTPOutcome{
+		{mk(ContentTypeTextPlain, []byte(text)), mk(ContentTypeTextPlain, nil)},
+		{mk(ContentTypeProblemJSON, []byte(json)), mk(ContentTypeProblemJSON, nil)},
+	}
 }
 
 // checkFieldName reports a limit name that cannot be written as a structured

@@ -12,18 +12,12 @@ type HTTPAction uint8
 
 const (
 	// HTTPPass passes the request on to the next handler, after setting the
-	// outcome's headers and holding it for the outcome's Delay.
+	// outcome's headers and holding it for Decision.Delay (see Wait).
 	HTTPPass HTTPAction = iota + 1
-	// HTTPRespond answers the request with the outcome's Status, headers,
-	// Content-Type and Body; the next handler is not called.
+	// HTTPRespond answers the request with the outcome's headers and Response;
+	// the next handler is not called.
 	HTTPRespond
 )
-
-// HTTPHeader is one response header an outcome asks for.
-type HTTPHeader struct {
-	vals []string
-	name headerName
-}
 
 // headerName indexes headerNames; it keeps outcomes small.
 type headerName uint8
@@ -35,6 +29,7 @@ const (
 	hXReset
 	hPolicy
 	hRateLimit
+	maxOutcomeHeaders
 )
 
 var headerNames = [...]string{
@@ -46,26 +41,12 @@ var headerNames = [...]string{
 	hRateLimit:  HeaderRateLimit,
 }
 
-// Name returns the canonical header name (as net/http's Header keys).
-func (h *HTTPHeader) Name() string { return headerNames[h.name] }
-
-// Value returns the header's value.
-func (h *HTTPHeader) Value() string { return h.vals[0] }
-
-// Values returns the value as a one-element slice with no spare capacity,
-// ready to be stored in a net/http Header map without allocating. The slice
-// may be shared between responses: replace it, never write into it.
-func (h *HTTPHeader) Values() []string { return h.vals }
-
-const (
-	maxOutcomeHeaders = 6  // Retry-After, 3 X-RateLimit-*, RateLimit-Policy, RateLimit
-	maxDynamicHeaders = 4  // Retry-After, X-RateLimit-Remaining, -Reset, RateLimit
-	maxInt64Digits    = 20 // with a sign
-)
-
 // HTTPOutcome is the policy's verdict on one request: what the adapter must
-// do, with which headers. Outcomes are read-only; the policy may share one
+// do, with which headers. Outcomes are read-only; the policy shares one
 // between requests when it carries nothing specific to the request.
+//
+// An allowed request costs one allocation: its outcome, which also holds the
+// formatted header values and serves as the context of Context.
 type HTTPOutcome struct {
 	// Action is what the adapter must do.
 	Action HTTPAction
@@ -75,29 +56,45 @@ type HTTPOutcome struct {
 	nh      uint8 // headers used
 	nv      uint8 // vals used
 	n       uint8 // buf used
-	// Status, ContentType and Body are the answer, when Action is HTTPRespond.
-	// Body is nil for a HEAD request.
-	Status int
+	hdrs    [maxOutcomeHeaders]uint8 // headerName | value slot<<4
 	// Decision is the limiter's decision, when Decided. When Action is HTTPPass,
 	// Decision.Delay is how long to hold the request before passing it on (the
 	// leaky bucket's queue; see Wait).
-	Decision    Decision
-	ContentType string
-	Body        []byte
+	Decision Decision
+	// Response is the answer when Action is HTTPRespond (its Body is nil for a
+	// HEAD request), nil otherwise. It may be shared: never modify it.
+	Response *HTTPResponse
 
-	parent  context.Context
-	headers [maxOutcomeHeaders]HTTPHeader
-	vals    [maxDynamicHeaders]string
-	buf     [88]byte
+	p      *HTTPPolicy
+	parent context.Context
+	vals   [3]string // reset, remaining, RateLimit
+	buf    [64]byte
 }
 
-// Headers returns the headers to set on the response, whatever the action.
-// Each name appears once; a header the application already set is replaced.
-func (o *HTTPOutcome) Headers() []HTTPHeader { return o.headers[:o.nh] }
+// NumHeaders returns the number of headers to set on the response, whatever
+// the action.
+func (o *HTTPOutcome) NumHeaders() int { return int(o.nh) }
 
-// Wait holds the request for Decision.Delay. It returns false when ctx
-// ends first (the client went away): the adapter then drops the request.
-// Holding uses a real timer.
+// Header returns the i-th header to set (0 <= i < NumHeaders): its canonical
+// name (as net/http's Header keys) and its value as a one-element slice with
+// no spare capacity, ready to be stored in a net/http Header map without
+// allocating (a header the application already set is replaced). The slice
+// may be shared between responses: replace it, never write into it.
+func (o *HTTPOutcome) Header(i int) (name string, values []string) {
+	switch k := headerName(o.hdrs[i] & 0xf); k {
+	case hXLimit:
+		return HeaderXRateLimitLimit, o.p.perLimit[o.Decision.Index].limitVals
+	case hPolicy:
+		return HeaderRateLimitPolicy, o.p.policyVals
+	default:
+		j := o.hdrs[i] >> 4
+		return headerNames[k], o.vals[j : j+1 : j+1]
+	}
+}
+
+// Wait holds the request for Decision.Delay. It returns false when ctx ends
+// first (the client went away): the adapter then drops the request. Holding
+// uses a real timer.
 func (o *HTTPOutcome) Wait(ctx context.Context) bool {
 	if o.Decision.Delay <= 0 {
 		return ctx.Err() == nil
@@ -120,16 +117,15 @@ func (o *HTTPOutcome) Context(parent context.Context) context.Context {
 	return outcomeContext{o}
 }
 
-func (o *HTTPOutcome) add(h HTTPHeader) {
-	o.headers[o.nh] = h
+func (o *HTTPOutcome) addHeader(k headerName, slot uint8) {
+	o.hdrs[o.nh] = uint8(k) | slot<<4
 	o.nh++
 }
 
-func (o *HTTPOutcome) addDynamic(name headerName, value string) {
-	o.vals[o.nv] = value
-	o.headers[o.nh] = HTTPHeader{name: name, vals: o.vals[o.nv : o.nv+1 : o.nv+1]}
+func (o *HTTPOutcome) addValue(v string) uint8 {
+	o.vals[o.nv] = v
 	o.nv++
-	o.nh++
+	return o.nv - 1
 }
 
 // appendInt formats v into the outcome's buffer and returns it as a string.

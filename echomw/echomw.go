@@ -51,18 +51,19 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (echo.MiddlewareFunc, error
 			o := p.Decide(ctx, v)
 			v.c = nil
 			views.Put(v)
-			hs := o.Headers()
 			w := c.Response()
 			h := w.Header()
-			for i := range hs {
-				h[hs[i].Name()] = hs[i].Values()
+			for i := range o.NumHeaders() {
+				name, values := o.Header(i)
+				h[name] = values
 			}
 			if o.Action == core.HTTPRespond {
-				if o.ContentType != "" {
-					h.Set(echo.HeaderContentType, o.ContentType)
+				resp := o.Response
+				if resp.ContentType != "" {
+					h.Set(echo.HeaderContentType, resp.ContentType)
 				}
-				w.WriteHeader(o.Status)
-				_, err := w.Write(o.Body)
+				w.WriteHeader(resp.Status)
+				_, err := w.Write(resp.Body)
 				return err
 			}
 			if !o.Wait(ctx) {

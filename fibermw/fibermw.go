@@ -69,15 +69,16 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (fiber.Handler, error) {
 	return func(c *fiber.Ctx) error {
 		uctx := c.UserContext()
 		o := p.Decide(uctx, request{c})
-		hs := o.Headers()
-		for i := range hs {
-			c.Set(hs[i].Name(), hs[i].Value())
+		for i := range o.NumHeaders() {
+			name, values := o.Header(i)
+			c.Set(name, values[0])
 		}
 		if o.Action == core.HTTPRespond {
-			if o.ContentType != "" {
-				c.Set(fiber.HeaderContentType, o.ContentType)
+			resp := o.Response
+			if resp.ContentType != "" {
+				c.Set(fiber.HeaderContentType, resp.ContentType)
 			}
-			return c.Status(o.Status).Send(o.Body)
+			return c.Status(resp.Status).Send(resp.Body)
 		}
 		if !o.Wait(c.Context()) {
 			return nil // the server is shutting down

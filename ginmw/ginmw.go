@@ -39,17 +39,18 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (gin.HandlerFunc, error) {
 	return func(c *gin.Context) {
 		ctx := c.Request.Context()
 		o := p.Decide(ctx, request{c})
-		hs := o.Headers()
 		h := c.Writer.Header()
-		for i := range hs {
-			h[hs[i].Name()] = hs[i].Values()
+		for i := range o.NumHeaders() {
+			name, values := o.Header(i)
+			h[name] = values
 		}
 		if o.Action == core.HTTPRespond {
-			if o.ContentType != "" {
-				h.Set("Content-Type", o.ContentType)
+			resp := o.Response
+			if resp.ContentType != "" {
+				h.Set("Content-Type", resp.ContentType)
 			}
-			c.Writer.WriteHeader(o.Status)
-			_, _ = c.Writer.Write(o.Body)
+			c.Writer.WriteHeader(resp.Status)
+			_, _ = c.Writer.Write(resp.Body)
 			c.Abort()
 			return
 		}

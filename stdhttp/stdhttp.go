@@ -41,17 +41,18 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (func(http.Handler) http.Ha
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			o := p.Decide(r.Context(), request{r})
-			hs := o.Headers()
 			h := w.Header()
-			for i := range hs {
-				h[hs[i].Name()] = hs[i].Values()
+			for i := range o.NumHeaders() {
+				name, values := o.Header(i)
+				h[name] = values
 			}
 			if o.Action == core.HTTPRespond {
-				if o.ContentType != "" {
-					h.Set("Content-Type", o.ContentType)
+				resp := o.Response
+				if resp.ContentType != "" {
+					h.Set("Content-Type", resp.ContentType)
 				}
-				w.WriteHeader(o.Status)
-				_, _ = w.Write(o.Body)
+				w.WriteHeader(resp.Status)
+				_, _ = w.Write(resp.Body)
 				return
 			}
 			if !o.Wait(r.Context()) {
