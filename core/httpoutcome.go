@@ -53,9 +53,9 @@ type HTTPOutcome struct {
 	// Decided reports that the limiter decided the request: false when it was
 	// skipped, had no key, or the limiter failed.
 	Decided bool
-	nh      uint8 // headers used
-	nv      uint8 // vals used
-	n       uint8 // buf used
+	nh      uint8                    // headers used
+	nv      uint8                    // vals used
+	n       uint8                    // buf used
 	hdrs    [maxOutcomeHeaders]uint8 // headerName | value slot<<4
 	// Decision is the limiter's decision, when Decided. When Action is HTTPPass,
 	// Decision.Delay is how long to hold the request before passing it on (the
