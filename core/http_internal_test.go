@@ -1,6 +1,7 @@
 package core
 
 import (
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -27,4 +28,17 @@ func TestRateLimitFieldLongName(t *testing.T) {
 		}
 	}
 	assert.Equal(t, `"`+long+`";r=12345;t=2`, got)
+}
+
+// acceptsJSON reads a header the client controls: no input may panic it, and
+// appending a plain-text range never changes its answer.
+func FuzzAcceptsJSON(f *testing.F) {
+	for _, s := range []string{"", "*/*", "application/json;q=0", "text/plain, application/problem+json; q=0.5", ";,=q"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, accept string) {
+		if got, plus := acceptsJSON(accept), acceptsJSON(accept+", text/plain"); got != plus {
+			t.Fatalf("%q: %v, with text/plain appended: %v", accept, got, plus)
+		}
+	})
 }
