@@ -48,4 +48,23 @@
 // reported as an error rather than counted twice; MOVED and ASK redirections,
 // which mean the script did not run, are still followed. Whether to fail open
 // or closed is the HTTP layer's choice; the store only reports.
+//
+// # Local cache of denials
+//
+// A key that is denied is usually asked again at once (a client hammering, a
+// flood). The store remembers each denial (WithLocalCache, on by default,
+// DefaultLocalCacheSize entries, direct-mapped and bounded whatever the keys'
+// length) and, until its RetryAfter has passed, answers the same request (same
+// namespace, key, algorithm, limits and cost) locally, with no round trip.
+// This never admits more than Redis would: it only ever denies, and a denial
+// stays true until RetryAfter because in every algorithm the state only gets
+// fuller between two decisions (admitted requests add to it; denied ones
+// change nothing) until time frees quota, and RetryAfter is the first instant
+// at which time alone frees enough. The countdown starts when the denied call
+// was sent, before Redis decided, so the local denial ends no later than
+// Redis's. A denial for a cost of n says nothing about a smaller cost, so the
+// cost is part of what must match. Answers from the cache count RetryAfter and
+// ResetAfter down but repeat the Remaining of the denial. Reset clears this
+// store's entry for the key; denials cached by other instances end at their
+// RetryAfter.
 package rueidisstore

@@ -27,6 +27,10 @@ var (
 // DefaultPrefix starts every key unless WithPrefix says otherwise.
 const DefaultPrefix = "ratewarden:"
 
+// DefaultLocalCacheSize is the number of denied keys the local cache holds
+// unless WithLocalCache says otherwise.
+const DefaultLocalCacheSize = 16384
+
 // Store is a core.Store that keeps every key's state in Redis and applies the
 // algorithms there, as one Lua script per decision (EVALSHA, one round trip),
 // so any number of application instances share exact limits. It is built on
@@ -36,8 +40,11 @@ const DefaultPrefix = "ratewarden:"
 // scripts and keys, so the two can share a Redis. It is safe for concurrent
 // use.
 type Store struct {
-	client rueidis.Client
-	cfg    luascript.Config
+	client    rueidis.Client
+	cfg       luascript.Config
+	cacheSize int
+	cache     *denyCache
+	now       func() time.Time
 }
 
 // Option configures a Store.
@@ -77,6 +84,21 @@ func WithMinTTL(d time.Duration) Option {
 	}
 }
 
+// WithLocalCache sets how many denied requests the store remembers locally
+// (default DefaultLocalCacheSize; 0 turns the cache off). While a remembered
+// denial's RetryAfter runs, the same request (same namespace, key, algorithm,
+// limits and cost) is denied again without a round trip to Redis. See the
+// package doc for why this never admits more than Redis would.
+func WithLocalCache(size int) Option {
+	return func(s *Store) error {
+		if size < 0 || size > 1<<24 {
+			return fmt.Errorf("%w: local cache size %d out of [0, %d]", core.ErrInvalidOption, size, 1<<24)
+		}
+		s.cacheSize = size
+		return nil
+	}
+}
+
 // New returns a Store that keeps state through client. It returns an error
 // wrapping ErrClient for a nil client, and one wrapping core.ErrInvalidOption
 // for an invalid option. The store never closes the client.
@@ -84,7 +106,7 @@ func New(client rueidis.Client, opts ...Option) (*Store, error) {
 	if client == nil {
 		return nil, fmt.Errorf("%w: nil client", ErrClient)
 	}
-	s := &Store{client: client, cfg: luascript.Config{Prefix: DefaultPrefix}}
+	s := &Store{client: client, cfg: luascript.Config{Prefix: DefaultPrefix}, cacheSize: DefaultLocalCacheSize, now: time.Now}
 	for _, o := range opts {
 		if o == nil {
 			return nil, fmt.Errorf("rueidisstore: %w: nil option", core.ErrInvalidOption)
@@ -96,14 +118,25 @@ func New(client rueidis.Client, opts ...Option) (*Store, error) {
 	if err := s.cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("rueidisstore: %w", err)
 	}
+	if s.cacheSize > 0 {
+		s.cache = newDenyCache(s.cacheSize)
+	}
 	return s, nil
 }
 
 // Take decides req in one round trip to Redis and, when it is admitted, spends
 // its cost under every limit. Invalid requests return the error core would
 // (wrapping core's sentinels) without calling Redis; a failed or timed-out call
-// returns an error wrapping ErrRedis.
+// returns an error wrapping ErrRedis. A request whose denial is in the local
+// cache is denied again without a call.
 func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, error) {
+	var at time.Time
+	if s.cache != nil && req.Cost > 0 {
+		at = s.localNow(req)
+		if d, ok := s.cache.get(req, at); ok {
+			return d, nil
+		}
+	}
 	call, err := s.cfg.Encode(req)
 	if err != nil {
 		return core.Decision{}, fmt.Errorf("rueidisstore: %w", err)
@@ -116,15 +149,33 @@ func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, 
 	if err != nil {
 		return core.Decision{}, fmt.Errorf("%w: %w", ErrRedis, err)
 	}
+	if s.cache != nil && req.Cost > 0 && !d.Allowed {
+		s.cache.put(req, at, d)
+	}
 	return d, nil
 }
 
+// localNow is the instant a cached denial is measured from: the caller's time
+// in caller-clock mode, else the local clock read before the call is sent (so
+// a cached denial ends no later than Redis's).
+func (s *Store) localNow(req core.TakeRequest) time.Time {
+	if s.cfg.CallerClock {
+		return req.Now
+	}
+	return s.now()
+}
+
 // Reset forgets req's key under req's algorithm and limits (req.Cost and
-// req.Now are ignored).
+// req.Now are ignored), in Redis and in this store's local cache. Denials
+// cached by other Store values (other application instances) run out on their
+// own, at their RetryAfter.
 func (s *Store) Reset(ctx context.Context, req core.TakeRequest) error {
 	keys, err := s.cfg.Keys(req)
 	if err != nil {
 		return fmt.Errorf("rueidisstore: %w", err)
+	}
+	if s.cache != nil {
+		s.cache.forget(req)
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%w: %w", ErrRedis, err)

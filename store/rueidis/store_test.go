@@ -23,9 +23,11 @@ import (
 
 // conformanceOpts: the suite moves a manual clock, so the store decides at the
 // caller's time, and the floor on TTLs keeps Redis from expiring state on its
-// own clock while the manual one stands still.
+// own clock while the manual one stands still; the suite compares every
+// field, and cached denials repeat their Remaining, so the cache is off
+// (TestCacheMatchesRedis compares it with Redis).
 func conformanceOpts() []Option {
-	return []Option{WithCallerClock(), WithMinTTL(time.Hour)}
+	return []Option{WithCallerClock(), WithMinTTL(time.Hour), WithLocalCache(0)}
 }
 
 func TestConformanceSingle(t *testing.T) {
@@ -50,7 +52,7 @@ func TestConformanceCluster(t *testing.T) {
 // TestExactness: 64 goroutines spread over 4 separate clients (4 application
 // instances, each with its own connections) hammer one key with a limit of 100
 // per 10 s, at one instant: exactly 100 are admitted, for every algorithm, on a
-// single node and on a cluster.
+// single node and on a cluster, with the local cache on (the default).
 func TestExactness(t *testing.T) {
 	const instances, goroutines, perGoroutine, limit = 4, 64, 5, 100
 	targets := []struct {
@@ -122,7 +124,7 @@ func TestOneRoundTrip(t *testing.T) {
 			{core.PerSecond(5), core.PerMinute(20)},
 		} {
 			t.Run(alg.String()+"/"+strconv.Itoa(len(limits)), func(t *testing.T) {
-				st := newStore(t, client)
+				st := newStore(t, client, WithLocalCache(0))
 				req := core.TakeRequest{Key: "k", Algorithm: alg, Limits: limits, Cost: 1}
 				_, err := st.Take(context.Background(), req) // loads the script
 				require.NoError(t, err)
@@ -197,7 +199,7 @@ func TestScriptFlushed(t *testing.T) {
 func TestRestart(t *testing.T) {
 	srv := redistest.StartLocal(t)
 	client := newClient(t, srv.Addr())
-	st := newStore(t, client, WithCallerClock())
+	st := newStore(t, client, WithCallerClock(), WithLocalCache(0))
 	req := core.TakeRequest{Key: "k", Algorithm: core.FixedWindow, Limits: []core.Limit{core.PerMinute(2)}, Cost: 1, Now: storetest.Start}
 	ctx := context.Background()
 	for range 2 {
@@ -401,6 +403,8 @@ func TestNewErrors(t *testing.T) {
 		{"brace in prefix", client, []Option{WithPrefix("app{x}:")}, core.ErrInvalidOption},
 		{"long prefix", client, []Option{WithPrefix(string(make([]byte, luascript.MaxPrefixLen+1)))}, core.ErrInvalidOption},
 		{"negative min TTL", client, []Option{WithMinTTL(-time.Second)}, core.ErrInvalidOption},
+		{"negative cache size", client, []Option{WithLocalCache(-1)}, core.ErrInvalidOption},
+		{"huge cache", client, []Option{WithLocalCache(1 << 30)}, core.ErrInvalidOption},
 		{"huge min TTL", client, []Option{WithMinTTL(core.MaxPeriod + time.Hour)}, core.ErrInvalidOption},
 	}
 	for _, tt := range tests {
@@ -410,9 +414,12 @@ func TestNewErrors(t *testing.T) {
 			assert.Nil(t, st)
 		})
 	}
-	st, err := New(client, WithPrefix(""), WithCallerClock(), WithMinTTL(time.Minute))
+	st, err := New(client, WithPrefix(""), WithCallerClock(), WithMinTTL(time.Minute), WithLocalCache(0))
 	require.NoError(t, err)
-	assert.NotNil(t, st)
+	assert.Nil(t, st.cache)
+	st, err = New(client)
+	require.NoError(t, err)
+	assert.NotNil(t, st.cache, "the local cache is on by default")
 }
 
 // TestBadRequests: invalid requests fail with core's sentinels and never reach
@@ -444,4 +451,77 @@ func TestBadRequests(t *testing.T) {
 		})
 	}
 	assert.Empty(t, diffCalls(before, commandCalls(t, client)))
+}
+
+// TestCacheMatchesRedis drives a store with the cache and the pure-Go
+// reference through the same requests and demands the same decisions, except
+// that a cached denial repeats its Remaining.
+func TestCacheMatchesRedis(t *testing.T) {
+	srv := redistest.Start(t)
+	client := newClient(t, srv.Addr())
+	for _, alg := range core.Algorithms() {
+		t.Run(alg.String(), func(t *testing.T) {
+			cached := newStore(t, client, WithCallerClock(), WithMinTTL(time.Hour))
+			ref := storetest.NewReference()
+			limits := []core.Limit{core.Every(4, time.Second)}
+			if alg.OneWord() {
+				limits = []core.Limit{core.Every(4, time.Second).WithBurst(6), core.PerMinute(40)}
+			}
+			now := storetest.Start
+			var denied int
+			for i := range 400 {
+				now = now.Add(time.Duration((i*7919)%97) * time.Millisecond / 4)
+				req := core.TakeRequest{Key: []string{"x", "y"}[i%2], Algorithm: alg, Limits: limits, Cost: int64(1 + i%3/2), Now: now}
+				want, err := ref.Take(context.Background(), req)
+				require.NoError(t, err)
+				got, err := cached.Take(context.Background(), req)
+				require.NoError(t, err)
+				want.Remaining, got.Remaining = 0, 0
+				require.Equal(t, want, got, "step %d", i)
+				if !got.Allowed {
+					denied++
+				}
+			}
+			require.Positive(t, denied, "the sequence must deny")
+		})
+	}
+}
+
+// TestCacheFlood floods one key and counts the script calls Redis sees with
+// and without the local cache.
+func TestCacheFlood(t *testing.T) {
+	srv := redistest.Start(t)
+	client := newClient(t, srv.Addr())
+	const n = 2000
+	for _, size := range []int{0, DefaultLocalCacheSize} {
+		t.Run(strconv.Itoa(size), func(t *testing.T) {
+			st := newStore(t, client, WithLocalCache(size))
+			req := core.TakeRequest{Key: "flood", Algorithm: core.GCRA, Limits: []core.Limit{core.PerMinute(10)}, Cost: 1}
+			warm := req
+			warm.Key = "warm" // loads the script
+			_, err := st.Take(context.Background(), warm)
+			require.NoError(t, err)
+			before := commandCalls(t, client)
+			began := time.Now()
+			var admitted int
+			for range n {
+				d, err := st.Take(context.Background(), req)
+				require.NoError(t, err)
+				if d.Allowed {
+					admitted++
+				} else {
+					require.Positive(t, d.RetryAfter)
+				}
+			}
+			took := time.Since(began)
+			calls := roundTrips(diffCalls(before, commandCalls(t, client)))
+			t.Logf("cache size %d: %d requests, %d admitted, %d script calls, %v per request", size, n, admitted, calls["evalsha"]+calls["eval"], took/n)
+			assert.Equal(t, 10, admitted)
+			if size == 0 {
+				assert.Equal(t, int64(n), calls["evalsha"]+calls["eval"])
+			} else {
+				assert.LessOrEqual(t, calls["evalsha"]+calls["eval"], int64(20), "denials answered locally")
+			}
+		})
+	}
 }
