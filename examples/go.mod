@@ -1,6 +1,6 @@
 module github.com/ratewarden/ratewarden/examples
 
-go 1.25.0
+go 1.26.0
 
 require (
 	github.com/gin-gonic/gin v1.12.0
@@ -10,6 +10,8 @@ require (
 	github.com/ratewarden/ratewarden/echomw v0.0.0-00010101000000-000000000000
 	github.com/ratewarden/ratewarden/fibermw v0.0.0-00010101000000-000000000000
 	github.com/ratewarden/ratewarden/ginmw v0.0.0-00010101000000-000000000000
+	github.com/ratewarden/ratewarden/store/redis v0.0.0-00010101000000-000000000000
+	github.com/redis/go-redis/v9 v9.23.0
 )
 
 require (
@@ -17,6 +19,7 @@ require (
 	github.com/bytedance/gopkg v0.1.3 // indirect
 	github.com/bytedance/sonic v1.15.0 // indirect
 	github.com/bytedance/sonic/loader v0.5.0 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/cloudwego/base64x v0.1.6 // indirect
 	github.com/gabriel-vasile/mimetype v1.4.12 // indirect
 	github.com/gin-contrib/sse v1.1.0 // indirect
@@ -29,7 +32,7 @@ require (
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
 	github.com/klauspost/compress v1.17.9 // indirect
-	github.com/klauspost/cpuid/v2 v2.3.0 // indirect
+	github.com/klauspost/cpuid/v2 v2.4.0 // indirect
 	github.com/labstack/gommon v0.5.0 // indirect
 	github.com/leodido/go-urn v1.4.0 // indirect
 	github.com/mattn/go-colorable v0.1.15 // indirect
@@ -48,10 +51,11 @@ require (
 	github.com/valyala/fasttemplate v1.2.2 // indirect
 	github.com/valyala/tcplisten v1.0.0 // indirect
 	go.mongodb.org/mongo-driver/v2 v2.5.0 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/arch v0.22.0 // indirect
 	golang.org/x/crypto v0.53.0 // indirect
 	golang.org/x/net v0.56.0 // indirect
-	golang.org/x/sys v0.46.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.40.0 // indirect
 	google.golang.org/protobuf v1.36.10 // indirect
 )
@@ -66,4 +70,5 @@ replace (
 	github.com/ratewarden/ratewarden/echomw => ../echomw
 	github.com/ratewarden/ratewarden/fibermw => ../fibermw
 	github.com/ratewarden/ratewarden/ginmw => ../ginmw
+	github.com/ratewarden/ratewarden/store/redis => ../store/redis
 )
