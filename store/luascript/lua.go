@@ -10,9 +10,11 @@ package luascript
 //
 // Lua's numbers are IEEE doubles. Every figure stays below 2^53 (core bounds
 // periods to 2^48 µs and times to 2^52 µs), where doubles hold integers exactly;
-// integer division truncates toward zero as Go's does (idiv), modulo uses
-// math.fmod, which is exact, and the sliding window's estimate performs the same
-// double operations in the same order as core's.
+// floor(a / b) of non-negative a < 2^53 is Go's integer division (the rounded
+// quotient never reaches the next integer), math.fmod is an exact modulo, and
+// the sliding window's estimate performs the same double operations in the
+// same order as core's. Integers are written with string.format('%d'), never
+// tostring, which keeps only 14 digits.
 
 const luaHead = `
 local now = tonumber(ARGV[1])
@@ -23,10 +25,94 @@ end
 local cost = tonumber(ARGV[2])
 local minttl = tonumber(ARGV[3])
 local floor = math.floor
+local format = string.format
 
-local function idiv(a, b)
-  if a >= 0 then return floor(a / b) end
-  return -floor(-a / b)
+-- ttl converts a lifetime in µs to whole milliseconds, rounded up, at least 1
+-- and at least the floor.
+local function ttl(us)
+  local ms = floor((us + 999) / 1000)
+  if ms < minttl then ms = minttl end
+  if ms < 1 then ms = 1 end
+  return ms
+end
+`
+
+// luaMeter is the token bucket, the leaky bucket and GCRA (core/gcra.go). State:
+// the integer T. QUEUE is true for the leaky bucket. Remaining is Go's
+// truncating division of a numerator clamped at 0, so floor is exact.
+const luaMeter = `
+local function load(key)
+  return {tonumber(redis.call('GET', key)) or 0}
+end
+
+local function decide(s, rate, period, burst, interval, tau, key, commit)
+  local tat = s[1]
+  if now > tat then tat = now end
+  if cost > burst then
+    local r = tau - (tat - now)
+    if r < 0 then r = 0 end
+    return 0, 1, floor(r / interval), tat - now, period, 0
+  end
+  local nxt = tat + cost * interval
+  if nxt - now <= tau then
+    if commit and cost > 0 then
+      s[1] = nxt
+      redis.call('SET', key, format('%d', nxt), 'PX', ttl(nxt - now))
+    end
+    local delay = 0
+    if QUEUE then delay = tat - now end
+    return 1, 0, floor((tau - (nxt - now)) / interval), nxt - now, 0, delay
+  end
+  local r = tau - (tat - now)
+  if r < 0 then r = 0 end
+  return 0, 0, floor(r / interval), tat - now, nxt - tau - now, 0
+end
+`
+
+// luaWindowLoad reads the fixed and sliding windows' state, a string "T N P"
+// (integers written with %d: Lua's tostring keeps only 14 digits).
+const luaWindowLoad = `
+local function load(key)
+  local v = redis.call('GET', key)
+  if not v then return {0, 0, 0} end
+  local t, n, pv = string.match(v, '^(%S+) (%S+) (%S+)$')
+  return {tonumber(t), tonumber(n), tonumber(pv)}
+end
+`
+
+// luaFixedWindow is core's fixedWindow. math.fmod is exact, unlike Lua 5.1's %.
+const luaFixedWindow = luaWindowLoad + `
+local function decide(s, rate, period, burst, interval, tau, key, commit)
+  local start = now - math.fmod(now, period)
+  if s[1] > start then start = s[1] end
+  local count = 0
+  if s[1] == start then count = s[2] end
+  local wend = start + period
+  local reset = 0
+  if count > 0 then reset = wend - now end
+  if cost > rate then
+    return 0, 1, rate - count, reset, period, 0
+  end
+  if count + cost <= rate then
+    if commit and cost > 0 then
+      s[1], s[2] = start, count + cost
+      redis.call('SET', key, format('%d %d 0', start, count + cost), 'PX', ttl(wend - now))
+    end
+    if count + cost > 0 then reset = wend - now end
+    return 1, 0, rate - count - cost, reset, 0, 0
+  end
+  return 0, 0, rate - count, reset, wend - now, 0
+end
+`
+
+// luaSlidingWindow is core's slidingWindow, swEstimate and swRetry, with the
+// same double operations in the same order. Go's int64(x) truncates toward
+// zero; x is never negative where it is converted.
+const luaSlidingWindow = luaWindowLoad + `
+local function estimate(prev, cur, elapsed, period)
+  local w = (period - elapsed) / period
+  local pw = prev * w
+  return pw + cur
 end
 
 local function trunc(x)
@@ -34,138 +120,33 @@ local function trunc(x)
   return -floor(-x)
 end
 
-local function fmt(x)
-  return string.format('%d', x)
-end
-
-local function ttl(us)
-  local ms = floor((us + 999) / 1000)
-  if ms < minttl then ms = minttl end
-  if ms < 1 then ms = 1 end
-  return fmt(ms)
-end
-
-local function windowstart(t, period)
-  local start = now - math.fmod(now, period)
-  if t > start then start = t end
-  return start
-end
-
-local function loadnums(key)
-  local v = redis.call('GET', key)
-  local s = {0, 0, 0}
-  if v then
-    local i = 1
-    for f in string.gmatch(v, '%S+') do
-      s[i] = tonumber(f)
-      i = i + 1
-    end
-  end
-  return s
-end
-`
-
-// luaMeter is the token bucket, the leaky bucket and GCRA (core/gcra.go). State:
-// a string "T". QUEUE is replaced by true for the leaky bucket.
-const luaMeter = `
-local function load(key)
-  return loadnums(key)
-end
-
-local function decide(s, p, key, commit)
-  local period, burst, interval, tau = p[2], p[3], p[4], p[5]
-  local tat = s[1]
-  if now > tat then tat = now end
-  if cost > burst then
-    local r = idiv(tau - (tat - now), interval)
-    if r < 0 then r = 0 end
-    return {0, 1, r, tat - now, period, 0}
-  end
-  local nxt = tat + cost * interval
-  if nxt - now <= tau then
-    if commit and cost > 0 then
-      s[1] = nxt
-      redis.call('SET', key, fmt(nxt), 'PX', ttl(nxt - now))
-    end
-    local delay = 0
-    if QUEUE then delay = tat - now end
-    return {1, 0, idiv(tau - (nxt - now), interval), nxt - now, 0, delay}
-  end
-  local r = idiv(tau - (tat - now), interval)
-  if r < 0 then r = 0 end
-  return {0, 0, r, tat - now, nxt - tau - now, 0}
-end
-`
-
-// luaFixedWindow is core's fixedWindow. State: a string "T N".
-const luaFixedWindow = `
-local function load(key)
-  return loadnums(key)
-end
-
-local function decide(s, p, key, commit)
-  local rate, period = p[1], p[2]
-  local start = windowstart(s[1], period)
-  local count = 0
-  if s[1] == start then count = s[2] end
-  local wend = start + period
-  local reset = 0
-  if count > 0 then reset = wend - now end
-  if cost > rate then
-    return {0, 1, rate - count, reset, period, 0}
-  end
-  if count + cost <= rate then
-    if commit and cost > 0 then
-      s[1], s[2] = start, count + cost
-      redis.call('SET', key, fmt(start) .. ' ' .. fmt(count + cost), 'PX', ttl(wend - now))
-    end
-    if count + cost > 0 then reset = wend - now end
-    return {1, 0, rate - count - cost, reset, 0, 0}
-  end
-  return {0, 0, rate - count, reset, wend - now, 0}
-end
-`
-
-// luaSlidingWindow is core's slidingWindow, swEstimate and swRetry. State: a
-// string "T N P".
-const luaSlidingWindow = `
-local function load(key)
-  return loadnums(key)
-end
-
-local function estimate(prev, cur, elapsed, period)
-  local w = (period - elapsed) / period
-  local pw = prev * w
-  return pw + cur
-end
-
 local function retry(prev, cur, start, rate, period)
-  local function fits(t)
-    local e = t - start
-    if e < period then
-      return estimate(prev, cur + cost, e, period) <= rate
-    elseif e < 2 * period then
-      return estimate(cur, cost, e - period, period) <= rate
-    end
-    return true
-  end
   local t
   if cur + cost <= rate then
-    local need = period - (rate - cur - cost) * period / prev
-    t = start + trunc(need)
+    t = start + trunc(period - (rate - cur - cost) * period / prev)
   else
     local need = trunc(period - (rate - cost) * period / cur)
     if need < 0 then need = 0 end
     t = start + period + need
   end
   if t < now + 1 then t = now + 1 end
-  while not fits(t) do t = t + 1 end
+  while true do
+    local e = t - start
+    if e < period then
+      if estimate(prev, cur + cost, e, period) <= rate then break end
+    elseif e < 2 * period then
+      if estimate(cur, cost, e - period, period) <= rate then break end
+    else
+      break
+    end
+    t = t + 1
+  end
   return t - now
 end
 
-local function decide(s, p, key, commit)
-  local rate, period = p[1], p[2]
-  local start = windowstart(s[1], period)
+local function decide(s, rate, period, burst, interval, tau, key, commit)
+  local start = now - math.fmod(now, period)
+  if s[1] > start then start = s[1] end
   local cur, prev = 0, 0
   if s[1] == start then
     cur, prev = s[2], s[3]
@@ -175,29 +156,28 @@ local function decide(s, p, key, commit)
   local elapsed = now - start
   if elapsed < 0 then elapsed = 0 end
   local wend = start + period
-  local function reset(c, pv)
-    if c > 0 then return wend + period - now end
-    if pv > 0 then return wend - now end
-    return 0
-  end
-  local function remaining(est)
-    local r = rate - est
-    if r <= 0 then return 0 end
-    return floor(r)
-  end
-  if cost > rate then
-    return {0, 1, remaining(estimate(prev, cur, elapsed, period)), reset(cur, prev), period, 0}
-  end
-  local est = estimate(prev, cur + cost, elapsed, period)
-  if est <= rate then
-    if commit and cost > 0 then
-      s[1], s[2], s[3] = start, cur + cost, prev
-      redis.call('SET', key, fmt(start) .. ' ' .. fmt(cur + cost) .. ' ' .. fmt(prev), 'PX', ttl(start + 2 * period - now))
+  if cost <= rate then
+    local est = estimate(prev, cur + cost, elapsed, period)
+    if est <= rate then
+      if commit and cost > 0 then
+        s[1], s[2], s[3] = start, cur + cost, prev
+        redis.call('SET', key, format('%d %d %d', start, cur + cost, prev), 'PX', ttl(start + 2 * period - now))
+      end
+      local r = rate - est
+      if r <= 0 then r = 0 else r = floor(r) end
+      local reset = 0
+      if cur + cost > 0 then reset = wend + period - now elseif prev > 0 then reset = wend - now end
+      return 1, 0, r, reset, 0, 0
     end
-    return {1, 0, remaining(est), reset(cur + cost, prev), 0, 0}
   end
-  return {0, 0, remaining(estimate(prev, cur, elapsed, period)), reset(cur, prev),
-    retry(prev, cur, start, rate, period), 0}
+  local r = rate - estimate(prev, cur, elapsed, period)
+  if r <= 0 then r = 0 else r = floor(r) end
+  local reset = 0
+  if cur > 0 then reset = wend + period - now elseif prev > 0 then reset = wend - now end
+  if cost > rate then
+    return 0, 1, r, reset, period, 0
+  end
+  return 0, 0, r, reset, retry(prev, cur, start, rate, period), 0
 end
 `
 
@@ -208,7 +188,7 @@ end
 // writes nothing.
 const luaSlidingLog = `
 local function load(key)
-  return {}
+  return false
 end
 
 local function expired(key, total, cutoff)
@@ -223,7 +203,7 @@ local function expired(key, total, cutoff)
 end
 
 local function push(key, ts, count)
-  local v = fmt(ts)
+  local v = format('%d', ts)
   while count > 0 do
     local m = count
     if m > 1000 then m = 1000 end
@@ -234,8 +214,7 @@ local function push(key, ts, count)
   end
 end
 
-local function decide(s, p, key, commit)
-  local rate, period = p[1], p[2]
+local function decide(s, rate, period, burst, interval, tau, key, commit)
   local total = redis.call('LLEN', key)
   local drop = expired(key, total, now - period)
   local n = total - drop
@@ -246,7 +225,7 @@ local function decide(s, p, key, commit)
     reset = last + period - now
   end
   if cost > rate then
-    return {0, 1, rate - n, reset, period, 0}
+    return 0, 1, rate - n, reset, period, 0
   end
   if n + cost <= rate then
     if cost > 0 then
@@ -261,11 +240,11 @@ local function decide(s, p, key, commit)
         redis.call('PEXPIRE', key, ttl(newest + period - now))
       end
     end
-    return {1, 0, rate - n - cost, reset, 0, 0}
+    return 1, 0, rate - n - cost, reset, 0, 0
   end
   local k = n + cost - rate
   local oldest = tonumber(redis.call('LINDEX', key, drop + k - 1))
-  return {0, 0, rate - n, reset, oldest + period - now, 0}
+  return 0, 0, rate - n, reset, oldest + period - now, 0
 end
 `
 
@@ -274,6 +253,12 @@ end
 // governs rule; the longest Delay.
 const luaTail = `
 local nl = #KEYS
+if nl == 1 then
+  local a, x, r, rs, rt, dl = decide(load(KEYS[1]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]),
+    tonumber(ARGV[7]), tonumber(ARGV[8]), KEYS[1], true)
+  return {a, x, 0, r, rs, rt, dl}
+end
+
 local P, S = {}, {}
 for i = 1, nl do
   local b = 3 + (i - 1) * 5
@@ -281,6 +266,12 @@ for i = 1, nl do
   S[i] = load(KEYS[i])
 end
 
+local function run(i, commit)
+  local p = P[i]
+  return {decide(S[i], p[1], p[2], p[3], p[4], p[5], KEYS[i], commit)}
+end
+
+-- d: allowed, exceeds, remaining, reset, retry, delay
 local function governs(d, c)
   if d[1] ~= c[1] then return d[1] == 0 end
   if d[1] == 0 and d[2] ~= c[2] then return d[2] == 1 end
@@ -289,20 +280,18 @@ local function governs(d, c)
 end
 
 local best, bi
-if nl > 1 then
-  local ok = true
-  for i = 1, nl do
-    local d = decide(S[i], P[i], KEYS[i], false)
-    if i == 1 or governs(d, best) then best, bi = d, i end
-    if d[1] == 0 then ok = false end
-  end
-  if not ok then
-    return {0, best[2], bi - 1, best[3], best[4], best[5], 0}
-  end
+local ok = true
+for i = 1, nl do
+  local d = run(i, false)
+  if i == 1 or governs(d, best) then best, bi = d, i end
+  if d[1] == 0 then ok = false end
+end
+if not ok then
+  return {0, best[2], bi - 1, best[3], best[4], best[5], 0}
 end
 local delay = 0
 for i = 1, nl do
-  local d = decide(S[i], P[i], KEYS[i], true)
+  local d = run(i, true)
   if i == 1 or governs(d, best) then best, bi = d, i end
   if d[6] > delay then delay = d[6] end
 end
