@@ -186,7 +186,7 @@ for ex in stdhttp gin echo fiber; do
 done
 step "run examples/demo" "$STAGING/bin/demo"
 step "run examples/simulate" "$STAGING/bin/simulate" -svg "$STAGING/algorithms.svg"
-step "benchmarks, once (-benchtime=1x)" in_module "$ROOT/benchmarks" go test -run '^$' -bench . -benchtime=1x ./...
+step "benchmarks, once (-benchtime=1x -short)" in_module "$ROOT/benchmarks" go test -short -run '^$' -bench . -benchtime=1x ./...
 
 echo
 echo "==> timing"
