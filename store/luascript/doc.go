@@ -29,7 +29,7 @@
 // (no CROSSSLOT error with several limits); see Config.Encode for the layout.
 // Each key expires (PEXPIRE / SET PX) when its state equals a fresh one, as
 // core.Algorithm.FreshAt says, rounded up to the millisecond. The token
-// bucket, leaky bucket and GCRA keep one integer, the fixed window two, the
-// sliding window three (as a short string), and the sliding log a list of at
-// most Rate timestamps.
+// bucket, leaky bucket and GCRA keep one integer, the fixed and sliding windows
+// a short string of three integers (window start, count, previous count), and
+// the sliding log a list of at most Rate timestamps.
 package luascript

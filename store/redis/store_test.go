@@ -526,7 +526,7 @@ func TestStopped(t *testing.T) {
 						start := time.Now()
 						_, err := st.Take(ctx, req)
 						cancel()
-						if time.Since(start) > deadline+300*time.Millisecond {
+						if time.Since(start) > deadline+700*time.Millisecond { // slack for a loaded CI machine; go-redis alone would wait ReadTimeout (3 s) per try
 							late.Add(1)
 						}
 						if errors.Is(err, ErrRedis) {
