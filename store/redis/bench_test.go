@@ -66,3 +66,32 @@ func BenchmarkTake(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFlood has 64 goroutines hammer one key that is already over its
+// limit, with the local cache of denials off and on: with it, the denials are
+// answered without a round trip.
+func BenchmarkFlood(b *testing.B) {
+	srv := redistest.Start(b)
+	client := redis.NewClient(&redis.Options{Addr: srv.Addr(), ContextTimeoutEnabled: true, PoolSize: 64})
+	b.Cleanup(func() { _ = client.Close() })
+	for _, size := range []int{0, DefaultLocalCacheSize} {
+		b.Run("cache="+strconv.Itoa(size), func(b *testing.B) {
+			st := newStore(b, client, WithLocalCache(size))
+			req := core.TakeRequest{Key: "flooded", Algorithm: core.GCRA, Limits: []core.Limit{core.PerHour(1)}, Cost: 1}
+			if _, err := st.Take(bg, req); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.SetParallelism(max(1, 64/runtime.GOMAXPROCS(0)))
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					d, err := st.Take(bg, req)
+					if err != nil || d.Allowed {
+						b.Errorf("flooded key: allowed %v, error %v", d.Allowed, err)
+						return
+					}
+				}
+			})
+		})
+	}
+}
