@@ -28,7 +28,8 @@ import (
 const PeerHeader = "X-Test-Peer"
 
 // Handler is what every route of the app under test does: read the decision
-// through the adapter's own accessor (DecisionFrom), pass it here, and answer
+// through the adapter's own accessor (DecisionFrom; the suite builds the
+// middleware with core.WithDecisionInContext unless it tests the default), pass it here, and answer
 // 200 with the returned string as the body, with Content-Type
 // "text/plain; charset=utf-8".
 type Handler func(d core.Decision, ok bool) string
@@ -87,10 +88,11 @@ var t0 = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // env is one test's limiter, clock and app.
 type env struct {
-	t     *testing.T
-	clk   *core.ManualClock
-	srv   *Server
-	calls atomic.Int64
+	t         *testing.T
+	noContext bool // leave out core.WithDecisionInContext
+	clk       *core.ManualClock
+	srv       *Server
+	calls     atomic.Int64
 }
 
 // start builds a limiter of alg and limit on a fresh memory store (or st) and
@@ -115,6 +117,9 @@ func (e *env) run(a Adapter, st core.Store, alg core.Algorithm, limit core.Limit
 	}
 	lim, err := core.NewLimiter(st, alg, limit, append([]core.Option{core.WithClock(e.clk)}, lopts...)...)
 	require.NoError(t, err)
+	if !e.noContext {
+		opts = append([]core.HTTPOption{core.WithDecisionInContext()}, opts...)
+	}
 	srv, err := a.New(t, lim, func(d core.Decision, ok bool) string {
 		e.calls.Add(1)
 		return Body(d, ok)
@@ -227,6 +232,15 @@ func Run(t *testing.T, a Adapter) {
 		e.clk.Advance(40 * time.Second)
 		assert.Equal(t, ok("ok, remaining 1", allowed("2", "60", "1", "60")), e.do("GET", "/", peerA), "a new window")
 		assert.Equal(t, int64(4), e.calls.Load())
+	})
+
+	t.Run("no decision in the context by default", func(t *testing.T) {
+		e := newEnv(t)
+		e.noContext = true
+		e.run(a, nil, core.GCRA, core.PerMinute(5), nil)
+		for _, want := range [][2]string{{"4", "12"}, {"3", "24"}} {
+			assert.Equal(t, ok("ok, no decision", allowed("5", "60", want[0], want[1])), e.do("GET", "/", peerA))
+		}
 	})
 
 	t.Run("spoofed forwarding headers from an untrusted peer", func(t *testing.T) {

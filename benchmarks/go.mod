@@ -5,6 +5,11 @@ go 1.26.0
 require github.com/ratewarden/ratewarden v0.0.0-00010101000000-000000000000
 
 require (
+	github.com/philhofer/fwd v1.1.3-0.20240916144458-20a13a1f6b7c // indirect
+	github.com/tinylib/msgp v1.2.5 // indirect
+)
+
+require (
 	github.com/andybalholm/brotli v1.1.0 // indirect
 	github.com/bytedance/gopkg v0.1.3 // indirect
 	github.com/bytedance/sonic v1.15.0 // indirect
@@ -41,6 +46,9 @@ require (
 	github.com/pkg/errors v0.9.1 // indirect
 	github.com/quic-go/qpack v0.6.0 // indirect
 	github.com/quic-go/quic-go v0.59.0 // indirect
+	github.com/ratewarden/ratewarden/echomw v0.0.0-00010101000000-000000000000
+	github.com/ratewarden/ratewarden/fibermw v0.0.0-00010101000000-000000000000
+	github.com/ratewarden/ratewarden/ginmw v0.0.0-00010101000000-000000000000
 	github.com/ratewarden/ratewarden/store/redis v0.0.0-00010101000000-000000000000
 	github.com/ratewarden/ratewarden/store/rueidis v0.0.0-00010101000000-000000000000
 	github.com/redis/go-redis/v9 v9.23.0 // indirect
@@ -69,6 +77,12 @@ require (
 )
 
 replace github.com/ratewarden/ratewarden => ..
+
+replace github.com/ratewarden/ratewarden/ginmw => ../ginmw
+
+replace github.com/ratewarden/ratewarden/echomw => ../echomw
+
+replace github.com/ratewarden/ratewarden/fibermw => ../fibermw
 
 replace github.com/ratewarden/ratewarden/store/redis => ../store/redis
 

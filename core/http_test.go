@@ -389,7 +389,7 @@ func TestOutcomeWait(t *testing.T) {
 }
 
 func TestDecisionFromContext(t *testing.T) {
-	p, _ := newPolicy(t, &mapStore{}, core.GCRA, core.PerMinute(3), nil)
+	p, _ := newPolicy(t, &mapStore{}, core.GCRA, core.PerMinute(3), nil, core.WithDecisionInContext())
 	type k struct{}
 	parent := context.WithValue(context.Background(), k{}, "v")
 	o := p.Decide(parent, get("a"))
@@ -401,6 +401,8 @@ func TestDecisionFromContext(t *testing.T) {
 	_, ok = core.DecisionFromContext(parent)
 	assert.False(t, ok)
 	assert.True(t, p.DecisionInContext())
+	off, _ := newPolicy(t, &mapStore{}, core.GCRA, core.PerMinute(3), nil)
+	assert.False(t, off.DecisionInContext(), "off by default")
 
 	cctx, cancel := context.WithCancel(parent)
 	ctx = p.Decide(cctx, get("a")).Context(cctx)
@@ -484,6 +486,24 @@ func TestDecideAllocations(t *testing.T) {
 			r := get("192.0.2.1")
 			allocs := testing.AllocsPerRun(200, func() { p.Decide(context.Background(), r) })
 			assert.Equal(t, tt.allocs, allocs)
+			allocs = testing.AllocsPerRun(200, func() { p.Release(p.Decide(context.Background(), r)) })
+			assert.Zero(t, allocs, "released outcomes are reused")
 		})
 	}
+}
+
+func TestReleaseReusesOutcomes(t *testing.T) {
+	p, _ := newPolicy(t, &mapStore{}, core.GCRA, core.PerMinute(3), nil, core.WithSkip(func(r core.HTTPRequest) bool { return r.Path() == "/health" }))
+	health := get("a")
+	health.path = "/health"
+	shared := p.Decide(context.Background(), health)
+	p.Release(shared) // shared outcomes are never pooled
+	assert.Same(t, shared, p.Decide(context.Background(), health))
+
+	o := p.Decide(context.Background(), get("a"))
+	assert.Equal(t, int64(2), o.Decision.Remaining)
+	p.Release(o)
+	o = p.Decide(context.Background(), get("a"))
+	assert.Equal(t, int64(1), o.Decision.Remaining, "a reused outcome starts afresh")
+	assert.Equal(t, `"default";r=1;t=40`, headerMap(o)["Ratelimit"])
 }

@@ -46,13 +46,15 @@ var headerNames = [...]string{
 // between requests when it carries nothing specific to the request.
 //
 // An allowed request costs one allocation: its outcome, which also holds the
-// formatted header values and serves as the context of Context.
+// formatted header values and serves as the context of Context (see
+// HTTPPolicy.Release).
 type HTTPOutcome struct {
 	// Action is what the adapter must do.
 	Action HTTPAction
 	// Decided reports that the limiter decided the request: false when it was
 	// skipped, had no key, or the limiter failed.
 	Decided bool
+	pooled  bool                     // from the policy's pool: may be Released
 	nh      uint8                    // headers used
 	nv      uint8                    // vals used
 	n       uint8                    // buf used
@@ -159,7 +161,7 @@ func (c outcomeContext) Value(key any) any {
 
 // DecisionFromContext returns the decision the HTTP middleware made for the
 // request whose context is ctx, and false when there is none (the request was
-// skipped, the limiter failed open, or WithoutDecisionInContext is set).
+// skipped, the limiter failed open, or WithDecisionInContext is not set).
 func DecisionFromContext(ctx context.Context) (Decision, bool) {
 	if o, ok := ctx.Value(decisionKey{}).(*HTTPOutcome); ok && o.Decided {
 		return o.Decision, true

@@ -77,7 +77,8 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (echo.MiddlewareFunc, error
 	}, nil
 }
 
-// DecisionFrom returns the decision the middleware made for the request, as
+// DecisionFrom returns, when the middleware was built with
+// core.WithDecisionInContext, the decision it made for the request, as
 // seen by the handlers after it; false when there is none (see
 // core.DecisionFromContext).
 func DecisionFrom(c echo.Context) (core.Decision, bool) {

@@ -25,7 +25,7 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
-	mw, err := echomw.New(lim)
+	mw, err := echomw.New(lim, core.WithDecisionInContext())
 	if err != nil {
 		panic(err)
 	}

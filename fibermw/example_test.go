@@ -26,7 +26,7 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
-	mw, err := fibermw.New(lim)
+	mw, err := fibermw.New(lim, core.WithDecisionInContext())
 	if err != nil {
 		panic(err)
 	}

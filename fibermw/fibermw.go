@@ -70,27 +70,32 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (fiber.Handler, error) {
 		uctx := c.UserContext()
 		o := p.Decide(uctx, request{c})
 		for i := range o.NumHeaders() {
-			name, values := o.Header(i)
+			name, values := o.Header(i) // c.Set copies the value
 			c.Set(name, values[0])
 		}
 		if o.Action == core.HTTPRespond {
 			resp := o.Response
+			p.Release(o)
 			if resp.ContentType != "" {
 				c.Set(fiber.HeaderContentType, resp.ContentType)
 			}
 			return c.Status(resp.Status).Send(resp.Body)
 		}
 		if !o.Wait(c.Context()) {
+			p.Release(o)
 			return nil // the server is shutting down
 		}
 		if o.Decided && inContext {
 			c.SetUserContext(o.Context(uctx))
+		} else {
+			p.Release(o)
 		}
 		return c.Next()
 	}, nil
 }
 
-// DecisionFrom returns the decision the middleware made for the request, as
+// DecisionFrom returns, when the middleware was built with
+// core.WithDecisionInContext, the decision it made for the request, as
 // seen by the handlers after it; false when there is none (see
 // core.DecisionFromContext, which reads c.UserContext()).
 func DecisionFrom(c *fiber.Ctx) (core.Decision, bool) {

@@ -25,7 +25,7 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
-	mw, err := ginmw.New(lim)
+	mw, err := ginmw.New(lim, core.WithDecisionInContext())
 	if err != nil {
 		panic(err)
 	}

@@ -65,7 +65,8 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (gin.HandlerFunc, error) {
 	}, nil
 }
 
-// DecisionFrom returns the decision the middleware made for the request, as
+// DecisionFrom returns, when the middleware was built with
+// core.WithDecisionInContext, the decision it made for the request, as
 // seen by the handlers after it; false when there is none (see
 // core.DecisionFromContext).
 func DecisionFrom(c *gin.Context) (core.Decision, bool) {

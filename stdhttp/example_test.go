@@ -24,7 +24,7 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
-	mw, err := stdhttp.New(lim)
+	mw, err := stdhttp.New(lim, core.WithDecisionInContext())
 	if err != nil {
 		panic(err)
 	}

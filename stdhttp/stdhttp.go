@@ -66,7 +66,8 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (func(http.Handler) http.Ha
 	}, nil
 }
 
-// DecisionFrom returns the decision the middleware made for r, as seen by the
+// DecisionFrom returns, when the middleware was built with
+// core.WithDecisionInContext, the decision it made for r, as seen by the
 // handlers after it; false when there is none (see core.DecisionFromContext).
 func DecisionFrom(r *http.Request) (core.Decision, bool) {
 	return core.DecisionFromContext(r.Context())

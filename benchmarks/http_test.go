@@ -1,0 +1,427 @@
+package benchmarks
+
+// The overhead of rate-limit middleware on an allowed request, per framework:
+// each framework's bare handler and the same handler behind ratewarden's
+// middleware and behind the peers' middleware, in the same run, called
+// directly (no network). Limits are high enough that every request passes; a
+// benchmark fails if its last request was not answered 200.
+//
+// BenchmarkHTTP<Framework>/<middleware> report ns/op and allocs/op of whole
+// requests; subtract the "bare" line for what a middleware adds. On a busy
+// machine whole-request times drift by more than the overhead being measured,
+// so BenchmarkHTTPAdded/<Framework>/<middleware> measures the added time
+// directly: it alternates blocks of 64 bare and 64 wrapped requests (swapping
+// their order every block) and reports the median difference per request as
+// added-ns/op.
+//
+//	go test -run '^$' -bench '^BenchmarkHTTP' -benchmem -count 5 ./benchmarks
+
+import (
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"testing"
+	"time"
+
+	sethlimiter "github.com/sethvargo/go-limiter"
+	"github.com/sethvargo/go-limiter/httplimit"
+	"github.com/sethvargo/go-limiter/memorystore"
+
+	"github.com/didip/tollbooth/v7"
+	"github.com/gin-gonic/gin"
+	"github.com/go-chi/httprate"
+	"github.com/gofiber/fiber/v2"
+	fiberlimiter "github.com/gofiber/fiber/v2/middleware/limiter"
+	"github.com/labstack/echo/v4"
+	echomiddleware "github.com/labstack/echo/v4/middleware"
+	ulule "github.com/ulule/limiter/v3"
+	ulgin "github.com/ulule/limiter/v3/drivers/middleware/gin"
+	ulstdlib "github.com/ulule/limiter/v3/drivers/middleware/stdlib"
+	ulmemory "github.com/ulule/limiter/v3/drivers/store/memory"
+	"github.com/valyala/fasthttp"
+	"golang.org/x/time/rate"
+
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/echomw"
+	"github.com/ratewarden/ratewarden/fibermw"
+	"github.com/ratewarden/ratewarden/ginmw"
+	"github.com/ratewarden/ratewarden/stdhttp"
+	"github.com/ratewarden/ratewarden/store/memory"
+)
+
+const benchPeer = "192.0.2.1:1234"
+
+// rwVariants are ratewarden's configurations: the default (every header on),
+// headers off, and the default plus the decision in the request context.
+var rwVariants = []struct {
+	name string
+	opts []core.HTTPOption
+}{
+	{"ratewarden", nil},
+	{"ratewarden-noheaders", []core.HTTPOption{core.WithHeaders(0)}},
+	{"ratewarden-context", []core.HTTPOption{core.WithDecisionInContext()}},
+}
+
+// localMemory is the memory store declaring itself in-process
+// (core.LocalStore), so the HTTP policy sets no per-call deadline on it.
+type localMemory struct{ *memory.Store }
+
+// Local reports true: the memory store does no I/O.
+func (localMemory) Local() bool { return true }
+
+// benchLimiter returns a GCRA limiter on a memory store that admits every
+// request a benchmark can send.
+func benchLimiter(b *testing.B) *core.Limiter {
+	b.Helper()
+	st, err := memory.New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = st.Close() })
+	var store core.Store = st
+	if _, ok := store.(core.LocalStore); !ok {
+		store = localMemory{st}
+	}
+	lim, err := core.NewLimiter(store, core.GCRA, core.PerSecond(1_000_000).WithBurst(1<<40))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return lim
+}
+
+func runHandler(b *testing.B, h http.Handler) {
+	b.Helper()
+	req := httptest.NewRequest("GET", "/", nil)
+	req.RemoteAddr = benchPeer
+	var w *httptest.ResponseRecorder
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		w = httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+	}
+	b.StopTimer()
+	if w.Code != 200 {
+		b.Fatalf("status %d, want 200", w.Code)
+	}
+}
+
+func okHandler(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write([]byte("ok"))
+}
+
+func BenchmarkHTTPStdlib(b *testing.B) {
+	bare := http.HandlerFunc(okHandler)
+	b.Run("bare", func(b *testing.B) { runHandler(b, bare) })
+	for _, v := range rwVariants {
+		b.Run(v.name, func(b *testing.B) {
+			mw, err := stdhttp.New(benchLimiter(b), v.opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			runHandler(b, mw(bare))
+		})
+	}
+	b.Run("ulule", func(b *testing.B) {
+		lim := ulule.New(ulmemory.NewStore(), ulule.Rate{Period: time.Second, Limit: 1 << 40})
+		runHandler(b, ulstdlib.NewMiddleware(lim).Handler(bare))
+	})
+	b.Run("httprate", func(b *testing.B) {
+		runHandler(b, httprate.LimitByIP(1<<40, time.Second)(bare))
+	})
+	b.Run("tollbooth", func(b *testing.B) {
+		lmt := tollbooth.NewLimiter(1<<40, nil)
+		lmt.SetIPLookups([]string{"RemoteAddr"})
+		runHandler(b, tollbooth.LimitHandler(lmt, bare))
+	})
+	b.Run("sethvargo-httplimit", func(b *testing.B) {
+		st, err := memorystore.New(&memorystore.Config{Tokens: 1 << 40, Interval: time.Second})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = st.(sethlimiter.Store).Close(b.Context()) })
+		mw, err := httplimit.NewMiddleware(st, httplimit.IPKeyFunc())
+		if err != nil {
+			b.Fatal(err)
+		}
+		runHandler(b, mw.Handle(bare))
+	})
+}
+
+func BenchmarkHTTPGin(b *testing.B) {
+	gin.SetMode(gin.ReleaseMode)
+	ok := func(c *gin.Context) { c.String(200, "ok") }
+	engine := func(mw ...gin.HandlerFunc) *gin.Engine {
+		r := gin.New()
+		r.Use(mw...)
+		r.GET("/", ok)
+		return r
+	}
+	b.Run("bare", func(b *testing.B) { runHandler(b, engine()) })
+	for _, v := range rwVariants {
+		b.Run(v.name, func(b *testing.B) {
+			mw, err := ginmw.New(benchLimiter(b), v.opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			runHandler(b, engine(mw))
+		})
+	}
+	b.Run("ulule", func(b *testing.B) {
+		lim := ulule.New(ulmemory.NewStore(), ulule.Rate{Period: time.Second, Limit: 1 << 40})
+		runHandler(b, engine(ulgin.NewMiddleware(lim)))
+	})
+}
+
+func BenchmarkHTTPEcho(b *testing.B) {
+	app := func(mw ...echo.MiddlewareFunc) *echo.Echo {
+		e := echo.New()
+		e.Use(mw...)
+		e.GET("/", func(c echo.Context) error { return c.String(200, "ok") })
+		return e
+	}
+	b.Run("bare", func(b *testing.B) { runHandler(b, app()) })
+	for _, v := range rwVariants {
+		b.Run(v.name, func(b *testing.B) {
+			mw, err := echomw.New(benchLimiter(b), v.opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			runHandler(b, app(mw))
+		})
+	}
+	b.Run("echo-ratelimiter", func(b *testing.B) {
+		runHandler(b, app(echomiddleware.RateLimiter(echomiddleware.NewRateLimiterMemoryStoreWithConfig(
+			echomiddleware.RateLimiterMemoryStoreConfig{Rate: rate.Limit(1 << 40), Burst: 1 << 30}))))
+	})
+}
+
+func BenchmarkHTTPFiber(b *testing.B) {
+	app := func(mw ...fiber.Handler) fasthttp.RequestHandler {
+		a := fiber.New(fiber.Config{DisableStartupMessage: true})
+		for _, m := range mw {
+			a.Use(m)
+		}
+		a.Get("/", func(c *fiber.Ctx) error { return c.SendString("ok") })
+		return a.Handler()
+	}
+	run := func(b *testing.B, h fasthttp.RequestHandler) {
+		var ctx fasthttp.RequestCtx
+		var req fasthttp.Request
+		req.Header.SetMethod("GET")
+		req.SetRequestURI("/")
+		ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(192, 0, 2, 1), Port: 1234}, nil)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for range b.N {
+			ctx.Response.Reset()
+			h(&ctx)
+		}
+		b.StopTimer()
+		if code := ctx.Response.StatusCode(); code != 200 {
+			b.Fatalf("status %d, want 200", code)
+		}
+	}
+	b.Run("bare", func(b *testing.B) { run(b, app()) })
+	for _, v := range rwVariants {
+		b.Run(v.name, func(b *testing.B) {
+			mw, err := fibermw.New(benchLimiter(b), v.opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			run(b, app(mw))
+		})
+	}
+	b.Run("fiber-limiter", func(b *testing.B) {
+		run(b, app(fiberlimiter.New(fiberlimiter.Config{Max: 1 << 30, Expiration: time.Minute})))
+	})
+}
+
+// serve returns a function serving one GET / to h, and a check of the last
+// answer.
+func serve(h http.Handler) (func(), func() int) {
+	req := httptest.NewRequest("GET", "/", nil)
+	req.RemoteAddr = benchPeer
+	w := httptest.NewRecorder()
+	return func() {
+			w = httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+		}, func() int {
+			return w.Code
+		}
+}
+
+// serveFast is serve for a fasthttp handler.
+func serveFast(h fasthttp.RequestHandler) (func(), func() int) {
+	ctx := new(fasthttp.RequestCtx)
+	var req fasthttp.Request
+	req.Header.SetMethod("GET")
+	req.SetRequestURI("/")
+	ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(192, 0, 2, 1), Port: 1234}, nil)
+	return func() {
+		ctx.Response.Reset()
+		h(ctx)
+	}, ctx.Response.StatusCode
+}
+
+// added reports the median time wrapped adds to bare, per request, measured
+// in alternating blocks.
+func added(b *testing.B, bare, wrapped func(), code func() int) {
+	const block = 64
+	diffs := make([]float64, 0, b.N/block+1)
+	for i := 0; i*block < b.N; i++ {
+		first, second := bare, wrapped
+		if i%2 == 1 {
+			first, second = wrapped, bare
+		}
+		t0 := time.Now()
+		for range block {
+			first()
+		}
+		t1 := time.Now()
+		for range block {
+			second()
+		}
+		t2 := time.Now()
+		d := float64(t2.Sub(t1)-t1.Sub(t0)) / block
+		if i%2 == 1 {
+			d = -d
+		}
+		diffs = append(diffs, d)
+	}
+	if c := code(); c != 200 {
+		b.Fatalf("status %d, want 200", c)
+	}
+	slices.Sort(diffs)
+	b.ReportMetric(diffs[len(diffs)/2], "added-ns/op")
+}
+
+func BenchmarkHTTPAdded(b *testing.B) {
+	gin.SetMode(gin.ReleaseMode)
+	type mw struct {
+		name string
+		make func(b *testing.B) http.Handler
+	}
+	std := http.HandlerFunc(okHandler)
+	ginEngine := func(mw ...gin.HandlerFunc) *gin.Engine {
+		r := gin.New()
+		r.Use(mw...)
+		r.GET("/", func(c *gin.Context) { c.String(200, "ok") })
+		return r
+	}
+	echoApp := func(mw ...echo.MiddlewareFunc) *echo.Echo {
+		e := echo.New()
+		e.Use(mw...)
+		e.GET("/", func(c echo.Context) error { return c.String(200, "ok") })
+		return e
+	}
+	frameworks := []struct {
+		name string
+		bare http.Handler
+		mws  []mw
+	}{
+		{"Stdlib", std, []mw{
+			{"ulule", func(*testing.B) http.Handler {
+				return ulstdlib.NewMiddleware(ulule.New(ulmemory.NewStore(), ulule.Rate{Period: time.Second, Limit: 1 << 40})).Handler(std)
+			}},
+			{"httprate", func(*testing.B) http.Handler { return httprate.LimitByIP(1<<40, time.Second)(std) }},
+			{"tollbooth", func(*testing.B) http.Handler {
+				lmt := tollbooth.NewLimiter(1<<40, nil)
+				lmt.SetIPLookups([]string{"RemoteAddr"})
+				return tollbooth.LimitHandler(lmt, std)
+			}},
+			{"sethvargo-httplimit", func(b *testing.B) http.Handler {
+				st, err := memorystore.New(&memorystore.Config{Tokens: 1 << 40, Interval: time.Second})
+				if err != nil {
+					b.Fatal(err)
+				}
+				m, err := httplimit.NewMiddleware(st, httplimit.IPKeyFunc())
+				if err != nil {
+					b.Fatal(err)
+				}
+				return m.Handle(std)
+			}},
+		}},
+		{"Gin", ginEngine(), []mw{
+			{"ulule", func(*testing.B) http.Handler {
+				return ginEngine(ulgin.NewMiddleware(ulule.New(ulmemory.NewStore(), ulule.Rate{Period: time.Second, Limit: 1 << 40})))
+			}},
+		}},
+		{"Echo", echoApp(), []mw{
+			{"echo-ratelimiter", func(*testing.B) http.Handler {
+				return echoApp(echomiddleware.RateLimiter(echomiddleware.NewRateLimiterMemoryStoreWithConfig(
+					echomiddleware.RateLimiterMemoryStoreConfig{Rate: rate.Limit(1 << 40), Burst: 1 << 30})))
+			}},
+		}},
+	}
+	for _, v := range rwVariants {
+		frameworks[0].mws = append(frameworks[0].mws, mw{v.name, func(b *testing.B) http.Handler {
+			m, err := stdhttp.New(benchLimiter(b), v.opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return m(std)
+		}})
+		frameworks[1].mws = append(frameworks[1].mws, mw{v.name, func(b *testing.B) http.Handler {
+			m, err := ginmw.New(benchLimiter(b), v.opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return ginEngine(m)
+		}})
+		frameworks[2].mws = append(frameworks[2].mws, mw{v.name, func(b *testing.B) http.Handler {
+			m, err := echomw.New(benchLimiter(b), v.opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return echoApp(m)
+		}})
+	}
+	for _, fw := range frameworks {
+		for _, m := range fw.mws {
+			b.Run(fw.name+"/"+m.name, func(b *testing.B) {
+				bare, _ := serve(fw.bare)
+				wrapped, code := serve(m.make(b))
+				added(b, bare, wrapped, code)
+			})
+		}
+	}
+
+	fiberApp := func(mw ...fiber.Handler) fasthttp.RequestHandler {
+		a := fiber.New(fiber.Config{DisableStartupMessage: true})
+		for _, m := range mw {
+			a.Use(m)
+		}
+		a.Get("/", func(c *fiber.Ctx) error { return c.SendString("ok") })
+		return a.Handler()
+	}
+	fiberMws := []struct {
+		name string
+		make func(b *testing.B) fiber.Handler
+	}{
+		{"fiber-limiter", func(*testing.B) fiber.Handler {
+			return fiberlimiter.New(fiberlimiter.Config{Max: 1 << 30, Expiration: time.Minute})
+		}},
+	}
+	for _, v := range rwVariants {
+		fiberMws = append(fiberMws, struct {
+			name string
+			make func(b *testing.B) fiber.Handler
+		}{v.name, func(b *testing.B) fiber.Handler {
+			m, err := fibermw.New(benchLimiter(b), v.opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return m
+		}})
+	}
+	for _, m := range fiberMws {
+		b.Run("Fiber/"+m.name, func(b *testing.B) {
+			bare, _ := serveFast(fiberApp())
+			wrapped, code := serveFast(fiberApp(m.make(b)))
+			added(b, bare, wrapped, code)
+		})
+	}
+}
