@@ -6,7 +6,7 @@
 //
 // Every behaviour (keys, headers, the 429 body, failing open or closed, the
 // leaky-bucket hold) is core.HTTPPolicy's, configured with core's HTTPOption
-// values, and is identical in the net/http, Gin and Echo adapters. Handlers
-// read the decision with DecisionFrom, or core.DecisionFromContext on
+// values, and is identical in the net/http, Gin and Echo adapters. With core.WithDecisionInContext,
+// handlers read the decision with DecisionFrom, or core.DecisionFromContext on
 // c.UserContext().
 package fibermw

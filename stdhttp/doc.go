@@ -6,6 +6,6 @@
 //
 // Every behaviour (keys, headers, the 429 body, failing open or closed, the
 // leaky-bucket hold) is core.HTTPPolicy's, configured with core's HTTPOption
-// values, and is identical in the Gin, Echo and Fiber adapters. Handlers read
-// the decision with DecisionFrom.
+// values, and is identical in the Gin, Echo and Fiber adapters. With core.WithDecisionInContext,
+// handlers read the decision with DecisionFrom.
 package stdhttp
