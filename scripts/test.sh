@@ -72,7 +72,7 @@ as_root() {
 # ---------------------------------------------------------------- tools
 
 install_tools() {
-	command -v go >/dev/null || die "go is not on PATH: install Go 1.25 or newer (https://go.dev/doc/install)"
+	command -v go >/dev/null || die "go is not on PATH: install Go 1.26 or newer (https://go.dev/doc/install)"
 	go version
 	local pkgs=()
 	if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
