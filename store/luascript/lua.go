@@ -42,11 +42,11 @@ end
 // truncating division of a numerator clamped at 0, so floor is exact.
 const luaMeter = `
 local function load(key)
-  return {tonumber(redis.call('GET', key)) or 0}
+  return tonumber(redis.call('GET', key)) or 0, 0, 0
 end
 
-local function decide(s, rate, period, burst, interval, tau, key, commit)
-  local tat = s[1]
+local function decide(st, sn, sp, rate, period, burst, interval, tau, key, commit)
+  local tat = st
   if now > tat then tat = now end
   if cost > burst then
     local r = tau - (tat - now)
@@ -56,7 +56,6 @@ local function decide(s, rate, period, burst, interval, tau, key, commit)
   local nxt = tat + cost * interval
   if nxt - now <= tau then
     if commit and cost > 0 then
-      s[1] = nxt
       redis.call('SET', key, format('%d', nxt), 'PX', ttl(nxt - now))
     end
     local delay = 0
@@ -74,19 +73,19 @@ end
 const luaWindowLoad = `
 local function load(key)
   local v = redis.call('GET', key)
-  if not v then return {0, 0, 0} end
+  if not v then return 0, 0, 0 end
   local t, n, pv = string.match(v, '^(%S+) (%S+) (%S+)$')
-  return {tonumber(t), tonumber(n), tonumber(pv)}
+  return tonumber(t), tonumber(n), tonumber(pv)
 end
 `
 
 // luaFixedWindow is core's fixedWindow. math.fmod is exact, unlike Lua 5.1's %.
 const luaFixedWindow = luaWindowLoad + `
-local function decide(s, rate, period, burst, interval, tau, key, commit)
+local function decide(st, sn, sp, rate, period, burst, interval, tau, key, commit)
   local start = now - math.fmod(now, period)
-  if s[1] > start then start = s[1] end
+  if st > start then start = st end
   local count = 0
-  if s[1] == start then count = s[2] end
+  if st == start then count = sn end
   local wend = start + period
   local reset = 0
   if count > 0 then reset = wend - now end
@@ -95,7 +94,6 @@ local function decide(s, rate, period, burst, interval, tau, key, commit)
   end
   if count + cost <= rate then
     if commit and cost > 0 then
-      s[1], s[2] = start, count + cost
       redis.call('SET', key, format('%d %d 0', start, count + cost), 'PX', ttl(wend - now))
     end
     if count + cost > 0 then reset = wend - now end
@@ -144,14 +142,14 @@ local function retry(prev, cur, start, rate, period)
   return t - now
 end
 
-local function decide(s, rate, period, burst, interval, tau, key, commit)
+local function decide(st, sn, sp, rate, period, burst, interval, tau, key, commit)
   local start = now - math.fmod(now, period)
-  if s[1] > start then start = s[1] end
+  if st > start then start = st end
   local cur, prev = 0, 0
-  if s[1] == start then
-    cur, prev = s[2], s[3]
-  elseif s[1] == start - period then
-    prev = s[2]
+  if st == start then
+    cur, prev = sn, sp
+  elseif st == start - period then
+    prev = sn
   end
   local elapsed = now - start
   if elapsed < 0 then elapsed = 0 end
@@ -160,7 +158,6 @@ local function decide(s, rate, period, burst, interval, tau, key, commit)
     local est = estimate(prev, cur + cost, elapsed, period)
     if est <= rate then
       if commit and cost > 0 then
-        s[1], s[2], s[3] = start, cur + cost, prev
         redis.call('SET', key, format('%d %d %d', start, cur + cost, prev), 'PX', ttl(start + 2 * period - now))
       end
       local r = rate - est
@@ -188,7 +185,7 @@ end
 // writes nothing.
 const luaSlidingLog = `
 local function load(key)
-  return false
+  return 0, 0, 0
 end
 
 local function expired(key, total, cutoff)
@@ -214,7 +211,7 @@ local function push(key, ts, count)
   end
 end
 
-local function decide(s, rate, period, burst, interval, tau, key, commit)
+local function decide(st, sn, sp, rate, period, burst, interval, tau, key, commit)
   local total = redis.call('LLEN', key)
   local drop = expired(key, total, now - period)
   local n = total - drop
@@ -254,7 +251,8 @@ end
 const luaTail = `
 local nl = #KEYS
 if nl == 1 then
-  local a, x, r, rs, rt, dl = decide(load(KEYS[1]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]),
+  local st, sn, sp = load(KEYS[1])
+  local a, x, r, rs, rt, dl = decide(st, sn, sp, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]),
     tonumber(ARGV[7]), tonumber(ARGV[8]), KEYS[1], true)
   return {a, x, 0, r, rs, rt, dl}
 end
@@ -263,12 +261,12 @@ local P, S = {}, {}
 for i = 1, nl do
   local b = 3 + (i - 1) * 5
   P[i] = {tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]), tonumber(ARGV[b + 4]), tonumber(ARGV[b + 5])}
-  S[i] = load(KEYS[i])
+  S[i] = {load(KEYS[i])}
 end
 
 local function run(i, commit)
-  local p = P[i]
-  return {decide(S[i], p[1], p[2], p[3], p[4], p[5], KEYS[i], commit)}
+  local p, s = P[i], S[i]
+  return {decide(s[1], s[2], s[3], p[1], p[2], p[3], p[4], p[5], KEYS[i], commit)}
 end
 
 -- d: allowed, exceeds, remaining, reset, retry, delay
