@@ -1,0 +1,396 @@
+package core_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/store/memory"
+)
+
+// recordingStore is the smallest correct Store: ApplyAll under a mutex. It records
+// the last request, and fails when err is set.
+type recordingStore struct {
+	mu     sync.Mutex
+	states map[string][]core.State
+	last   core.TakeRequest
+	calls  int
+	err    error
+}
+
+func (m *recordingStore) Take(_ context.Context, req core.TakeRequest) (core.Decision, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.last, m.calls = req, m.calls+1
+	if m.err != nil {
+		return core.Decision{}, m.err
+	}
+	if m.states == nil {
+		m.states = map[string][]core.State{}
+	}
+	k := req.Namespace + "\x00" + req.Key
+	st, ok := m.states[k]
+	if !ok {
+		st = make([]core.State, len(req.Limits))
+		m.states[k] = st
+	}
+	return req.Algorithm.ApplyAll(st, req.Limits, req.Cost, core.Micros(req.Now))
+}
+
+// newMemStore returns a memory store without a sweeper goroutine, closed
+// when the test ends.
+func newMemStore(t *testing.T) *memory.Store {
+	t.Helper()
+	st, err := memory.New(memory.WithSweepInterval(0))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, st.Close()) })
+	return st
+}
+
+func TestNewLimiterRejects(t *testing.T) {
+	st := &recordingStore{}
+	nine := make([]core.Option, 0, 8)
+	for i := range 8 {
+		nine = append(nine, core.WithLimit(core.PerMinute(int64(10+i))))
+	}
+	tests := []struct {
+		name  string
+		store core.Store
+		alg   core.Algorithm
+		limit core.Limit
+		opts  []core.Option
+		err   error
+		msg   string
+	}{
+		{"nil store", nil, core.GCRA, core.PerSecond(1), nil, core.ErrInvalidOption, "nil store"},
+		{"zero algorithm", st, 0, core.PerSecond(1), nil, core.ErrInvalidAlgorithm, "invalid algorithm"},
+		{"unknown algorithm", st, 42, core.PerSecond(1), nil, core.ErrInvalidAlgorithm, "42"},
+		{"zero limit", st, core.GCRA, core.Limit{}, nil, core.ErrInvalidLimit, "rate must be positive"},
+		{"negative burst", st, core.GCRA, core.PerSecond(1).WithBurst(-2), nil, core.ErrInvalidLimit, "burst must not be negative"},
+		{"burst on fixed window", st, core.FixedWindow, core.PerSecond(10).WithBurst(20), nil, core.ErrInvalidLimit, "takes no burst"},
+		{"burst on sliding window", st, core.SlidingWindow, core.PerSecond(10).WithBurst(5), nil, core.ErrInvalidLimit, "takes no burst"},
+		{"burst on sliding log", st, core.SlidingLog, core.PerSecond(10).WithBurst(11), nil, core.ErrInvalidLimit, "takes no burst"},
+		{"sliding log rate", st, core.SlidingLog, core.PerHour(core.MaxLogRate + 1), nil, core.ErrInvalidLimit, "capped at 100000"},
+		{"invalid added limit", st, core.GCRA, core.PerSecond(1), []core.Option{core.WithLimit(core.PerHour(0))}, core.ErrInvalidLimit, "rate must be positive"},
+		{"nil clock", st, core.GCRA, core.PerSecond(1), []core.Option{core.WithClock(nil)}, core.ErrInvalidOption, "nil clock"},
+		{"nil option", st, core.GCRA, core.PerSecond(1), []core.Option{nil}, core.ErrInvalidOption, "nil option"},
+		{"nine limits", st, core.GCRA, core.PerSecond(1), nine, core.ErrInvalidOption, "9 limits, at most 8"},
+		{"long namespace", st, core.GCRA, core.PerSecond(1), []core.Option{core.WithNamespace(strings.Repeat("n", 257))}, core.ErrInvalidOption, "namespace"},
+		{"quote in name", st, core.GCRA, core.PerSecond(1).Named(`x"y`), nil, core.ErrInvalidLimit, "quotes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := core.NewLimiter(tt.store, tt.alg, tt.limit, tt.opts...)
+			require.ErrorIs(t, err, tt.err)
+			assert.Contains(t, err.Error(), tt.msg)
+			assert.Nil(t, l)
+		})
+	}
+	// Eight limits in all is the most, and fine.
+	_, err := core.NewLimiter(st, core.GCRA, core.PerSecond(1), nine[:7]...)
+	require.NoError(t, err)
+}
+
+func TestLimiterAccessors(t *testing.T) {
+	st := &recordingStore{}
+	clk := core.NewManualClock(time.UnixMicro(hms(0, 0, 0)))
+	l, err := core.NewLimiter(st, core.TokenBucket, core.Limit{Rate: 10, Period: time.Second},
+		core.WithLimit(core.PerHour(1000)), core.WithLimit(core.Every(10000, 24*time.Hour).Named("daily")), core.WithClock(clk))
+	require.NoError(t, err)
+	assert.Equal(t, core.TokenBucket, l.Algorithm())
+	assert.Same(t, st, l.Store().(*recordingStore))
+	assert.Same(t, clk, l.Clock().(*core.ManualClock))
+	limits := l.Limits()
+	require.Len(t, limits, 3)
+	assert.Equal(t, []string{"default", "1000/h", "daily"}, []string{limits[0].Name, limits[1].Name, limits[2].Name})
+	assert.Equal(t, int64(10), limits[0].Burst, "burst 0 becomes the rate")
+	limits[0].Rate = 1
+	assert.Equal(t, int64(10), l.Limits()[0].Rate, "Limits returns a copy")
+
+	// The default clock is the system's.
+	l, err = core.NewLimiter(st, core.GCRA, core.PerSecond(1))
+	require.NoError(t, err)
+	assert.Equal(t, core.SystemClock{}, l.Clock())
+}
+
+func TestLimiterAllow(t *testing.T) {
+	for _, useMemory := range []bool{false, true} {
+		t.Run(fmt.Sprintf("memory=%v", useMemory), func(t *testing.T) {
+			var st core.Store = &recordingStore{}
+			if useMemory {
+				st = newMemStore(t)
+			}
+			clk := core.NewManualClock(time.UnixMicro(hms(8, 0, 0)))
+			l, err := core.NewLimiter(st, core.GCRA, core.PerSecond(2), core.WithLimit(core.PerMinute(3)), core.WithClock(clk))
+			require.NoError(t, err)
+			ctx := context.Background()
+
+			d, err := l.Allow(ctx, "alice")
+			require.NoError(t, err)
+			assert.True(t, d.Allowed)
+			assert.Equal(t, int64(1), d.Remaining)
+			d, err = l.Allow(ctx, "alice")
+			require.NoError(t, err)
+			assert.True(t, d.Allowed)
+			assert.Equal(t, int64(0), d.Remaining)
+			// The per-second limit denies: a whole token in 500 ms.
+			d, err = l.Allow(ctx, "alice")
+			require.NoError(t, err)
+			assert.False(t, d.Allowed)
+			assert.Equal(t, 0, d.Index)
+			assert.Equal(t, 500*time.Millisecond, d.RetryAfter)
+			assert.Equal(t, "default", d.Limit.Name)
+			// Another key is not affected.
+			d, err = l.Allow(ctx, "bob")
+			require.NoError(t, err)
+			assert.True(t, d.Allowed)
+
+			clk.Advance(500 * time.Millisecond)
+			d, err = l.Allow(ctx, "alice")
+			require.NoError(t, err)
+			assert.True(t, d.Allowed, "the third of the minute")
+			clk.Advance(time.Second)
+			// The per-minute limit is spent; the per-second one is not.
+			d, err = l.Allow(ctx, "alice")
+			require.NoError(t, err)
+			assert.False(t, d.Allowed)
+			assert.Equal(t, 1, d.Index)
+			assert.Equal(t, "3/m", d.Limit.Name)
+			assert.Equal(t, 18500*time.Millisecond, d.RetryAfter, "one of 3/min: 20 s after the first")
+
+			// A peek, a cost that can never fit, a negative cost.
+			d, err = l.AllowN(ctx, "alice", 0)
+			require.NoError(t, err)
+			assert.Equal(t, int64(0), d.Remaining)
+			d, err = l.AllowN(ctx, "alice", 4)
+			require.NoError(t, err)
+			assert.True(t, d.Exceeds)
+			assert.False(t, d.Allowed)
+			_, err = l.AllowN(ctx, "alice", -1)
+			require.ErrorIs(t, err, core.ErrInvalidCost)
+		})
+	}
+}
+
+func TestLimiterPassesTheRequest(t *testing.T) {
+	st := &recordingStore{}
+	clk := core.NewManualClock(time.UnixMicro(hms(9, 0, 0)))
+	l, err := core.NewLimiter(st, core.SlidingLog, core.PerMinute(5), core.WithNamespace("login"), core.WithClock(clk))
+	require.NoError(t, err)
+	_, err = l.AllowN(context.Background(), "10.0.0.1", 2)
+	require.NoError(t, err)
+	assert.Equal(t, "10.0.0.1", st.last.Key)
+	assert.Equal(t, "login", st.last.Namespace)
+	assert.Equal(t, core.SlidingLog, st.last.Algorithm)
+	assert.Equal(t, int64(2), st.last.Cost)
+	assert.Equal(t, clk.Now(), st.last.Now)
+	assert.Equal(t, l.Limits(), st.last.Limits)
+
+	// A negative cost never reaches the store.
+	calls := st.calls
+	_, err = l.AllowN(context.Background(), "10.0.0.1", -3)
+	require.ErrorIs(t, err, core.ErrInvalidCost)
+	assert.Equal(t, calls, st.calls)
+
+	// A store's error is returned as is: it is not a decision.
+	boom := errors.New("store down")
+	st.err = boom
+	d, err := l.Allow(context.Background(), "10.0.0.1")
+	require.ErrorIs(t, err, boom)
+	assert.Equal(t, core.Decision{}, d)
+	_, err = l.Wait(context.Background(), "10.0.0.1")
+	require.ErrorIs(t, err, boom)
+}
+
+// timerClock reads time.Now: inside a synctest bubble, the bubble's fake time,
+// the clock the timers that Wait uses run on.
+type timerClock struct{ offset time.Duration }
+
+func (c timerClock) Now() time.Time { return time.Now().Add(c.offset) }
+
+func TestLimiterWait(t *testing.T) {
+	tests := []struct {
+		name string
+		alg  core.Algorithm
+	}{
+		{"gcra", core.GCRA},
+		{"token bucket", core.TokenBucket},
+		{"fixed window", core.FixedWindow},
+		{"sliding log", core.SlidingLog},
+		{"sliding window", core.SlidingWindow},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				l, err := core.NewLimiter(newMemStore(t), tt.alg, core.PerSecond(2), core.WithClock(timerClock{}))
+				require.NoError(t, err)
+				ctx := context.Background()
+				start := time.Now()
+				for range 2 {
+					d, err := l.Wait(ctx, "k")
+					require.NoError(t, err)
+					assert.True(t, d.Allowed)
+				}
+				assert.Zero(t, time.Since(start), "the first two pass at once")
+				d, err := l.Wait(ctx, "k")
+				require.NoError(t, err)
+				assert.True(t, d.Allowed)
+				waited := time.Since(start)
+				assert.Positive(t, waited)
+				assert.LessOrEqual(t, waited, 2*time.Second, "the sliding window waits into the next window")
+				// The wait was exactly what the denial said.
+				l2, err := core.NewLimiter(newMemStore(t), tt.alg, core.PerSecond(2), core.WithClock(core.NewManualClock(start)))
+				require.NoError(t, err)
+				var denied core.Decision
+				for range 3 {
+					denied, err = l2.Allow(ctx, "k")
+					require.NoError(t, err)
+				}
+				require.False(t, denied.Allowed)
+				assert.Equal(t, denied.RetryAfter, waited)
+			})
+		})
+	}
+}
+
+// The leaky bucket admits at once into its queue, and Wait holds the request
+// for its Delay: the callers leave one emission interval apart.
+func TestLimiterWaitLeakyBucket(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l, err := core.NewLimiter(newMemStore(t), core.LeakyBucket, core.PerSecond(10).WithBurst(3), core.WithClock(timerClock{}))
+		require.NoError(t, err)
+		start := time.Now()
+		var mu sync.Mutex
+		var left []time.Duration
+		var wg sync.WaitGroup
+		for range 5 {
+			wg.Go(func() {
+				d, err := l.Wait(context.Background(), "k")
+				assert.NoError(t, err)
+				assert.True(t, d.Allowed)
+				mu.Lock()
+				left = append(left, time.Since(start))
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		ms := time.Millisecond
+		// Three fit the queue at once and leave at 0, 100 and 200 ms; the other
+		// two are denied, retry when the queue has room, and leave at 300 and
+		// 400 ms.
+		assert.ElementsMatch(t, []time.Duration{0, 100 * ms, 200 * ms, 300 * ms, 400 * ms}, left)
+	})
+}
+
+func TestLimiterWaitGivesUp(t *testing.T) {
+	exhausted := func(t *testing.T, clk core.Clock) *core.Limiter {
+		t.Helper()
+		l, err := core.NewLimiter(newMemStore(t), core.GCRA, core.PerSecond(1), core.WithClock(clk))
+		require.NoError(t, err)
+		d, err := l.Allow(context.Background(), "k")
+		require.NoError(t, err)
+		require.True(t, d.Allowed)
+		return l
+	}
+	t.Run("context cancelled", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			l := exhausted(t, timerClock{})
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(300*time.Millisecond, cancel)
+			start := time.Now()
+			d, err := l.Wait(ctx, "k")
+			require.ErrorIs(t, err, context.Canceled)
+			assert.False(t, d.Allowed)
+			assert.Equal(t, 300*time.Millisecond, time.Since(start))
+			// Nothing was spent: the next token is still due at 1 s.
+			d, err = l.AllowN(context.Background(), "k", 0)
+			require.NoError(t, err)
+			assert.Equal(t, int64(0), d.Remaining)
+			time.Sleep(700 * time.Millisecond) // fake time, inside the bubble
+			d, err = l.Allow(context.Background(), "k")
+			require.NoError(t, err)
+			assert.True(t, d.Allowed)
+		})
+	})
+	t.Run("deadline too close", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			l := exhausted(t, timerClock{})
+			ctx, cancel := context.WithTimeout(context.Background(), 999*time.Millisecond)
+			defer cancel()
+			start := time.Now()
+			d, err := l.Wait(ctx, "k")
+			require.ErrorIs(t, err, core.ErrWouldExceed)
+			assert.Contains(t, err.Error(), "next admission in 1s")
+			assert.False(t, d.Allowed)
+			assert.Zero(t, time.Since(start), "gives up at once")
+		})
+	})
+	t.Run("deadline far enough", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			l := exhausted(t, timerClock{})
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			start := time.Now()
+			d, err := l.Wait(ctx, "k")
+			require.NoError(t, err)
+			assert.True(t, d.Allowed)
+			assert.Equal(t, time.Second, time.Since(start))
+		})
+	})
+	// The limiter's clock may disagree with the timers' (a store's server
+	// time, a clock set years ahead): the deadline is measured on the timers'.
+	t.Run("deadline with an offset clock", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			l := exhausted(t, timerClock{offset: 30 * 365 * 24 * time.Hour})
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			start := time.Now()
+			d, err := l.Wait(ctx, "k")
+			require.NoError(t, err)
+			assert.True(t, d.Allowed)
+			assert.Equal(t, time.Second, time.Since(start))
+		})
+	})
+	t.Run("cost above capacity", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			l := exhausted(t, timerClock{})
+			start := time.Now()
+			d, err := l.WaitN(context.Background(), "k", 2)
+			require.ErrorIs(t, err, core.ErrWouldExceed)
+			assert.Contains(t, err.Error(), "cost 2 exceeds the capacity of 1/s")
+			assert.True(t, d.Exceeds)
+			assert.Zero(t, time.Since(start))
+		})
+	})
+	t.Run("negative cost", func(t *testing.T) {
+		l := exhausted(t, core.NewManualClock(time.UnixMicro(hms(0, 0, 0))))
+		_, err := l.WaitN(context.Background(), "k", -1)
+		require.ErrorIs(t, err, core.ErrInvalidCost)
+	})
+	t.Run("leaky bucket delay cut by cancel", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			l, err := core.NewLimiter(newMemStore(t), core.LeakyBucket, core.PerSecond(1).WithBurst(5), core.WithClock(timerClock{}))
+			require.NoError(t, err)
+			_, err = l.Allow(context.Background(), "k")
+			require.NoError(t, err)
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(200*time.Millisecond, cancel)
+			start := time.Now()
+			d, err := l.Wait(ctx, "k")
+			// Admitted into the queue (its slot is spent), then abandoned.
+			require.ErrorIs(t, err, context.Canceled)
+			assert.True(t, d.Allowed)
+			assert.Equal(t, time.Second, d.Delay)
+			assert.Equal(t, 200*time.Millisecond, time.Since(start))
+		})
+	})
+}
