@@ -135,10 +135,8 @@ in_module() {
 
 build_examples() {
 	mkdir -p "$STAGING/bin"
-	local ex
-	for ex in stdhttp gin echo fiber demo simulate; do
-		go build -o "$STAGING/bin/$ex" "./examples/$ex"
-	done
+	go build -o "$STAGING/bin/" ./examples/...
+	ls "$STAGING/bin"
 }
 
 # probe NAME: start example NAME on a free port with a limit of 2 per minute,
