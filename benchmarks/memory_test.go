@@ -147,11 +147,15 @@ var (
 	manyKeys     []string
 )
 
-const numManyKeys = 1_000_000
-
+// keys1M returns the 1,000,000 client keys (100,000 under -short, so CI's
+// single pass stays quick).
 func keys1M() []string {
 	manyKeysOnce.Do(func() {
-		manyKeys = make([]string, numManyKeys)
+		n := 1_000_000
+		if testing.Short() {
+			n = 100_000
+		}
+		manyKeys = make([]string, n)
 		for i := range manyKeys {
 			manyKeys[i] = "client-" + strconv.Itoa(i)
 		}
@@ -192,7 +196,10 @@ func BenchmarkMemoryManyKeys(b *testing.B) {
 // made fresh as a server would receive them (so a store that keeps the key
 // pays for it).
 func BenchmarkMemoryBytesPerKey(b *testing.B) {
-	const n = 1 << 18
+	n := 1 << 18
+	if testing.Short() {
+		n = 1 << 14
+	}
 	for _, im := range allImpls() {
 		b.Run(im.name, func(b *testing.B) {
 			for range b.N {
@@ -206,7 +213,7 @@ func BenchmarkMemoryBytesPerKey(b *testing.B) {
 				runtime.GC()
 				runtime.ReadMemStats(&after)
 				runtime.KeepAlive(allow)
-				b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/n, "B/key")
+				b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(n), "B/key")
 			}
 		})
 	}
@@ -238,12 +245,17 @@ func BenchmarkMemoryLongKeys(b *testing.B) {
 // BenchmarkMemoryFlood sends 10 million unique keys at a store bounded at one
 // million, with a hot key that keeps sending among them. It reports the heap
 // after 1M and after 10M keys (flat is the target) and fails if the hot key's
-// admissions differ from an unbounded reference's.
+// admissions differ from an unbounded reference's. Under -short it sends a
+// tenth of that at a tenth of the bound.
 func BenchmarkMemoryFlood(b *testing.B) {
+	bound, flood := 1_000_000, 10_000_000
+	if testing.Short() {
+		bound, flood = 100_000, 1_000_000
+	}
 	for _, alg := range []core.Algorithm{core.GCRA, core.TokenBucket, core.SlidingWindow} {
 		b.Run(alg.String(), func(b *testing.B) {
 			for range b.N {
-				st, err := memory.New(memory.WithMaxKeys(1_000_000), memory.WithSweepInterval(0))
+				st, err := memory.New(memory.WithMaxKeys(bound), memory.WithSweepInterval(0))
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -251,9 +263,9 @@ func BenchmarkMemoryFlood(b *testing.B) {
 				ref := storetest.NewReference()
 				limit := []core.Limit{core.PerMinute(600)}
 				hot := core.TakeRequest{Key: "hot", Algorithm: alg, Limits: limit, Cost: 1}
-				var heap1M uint64
+				var heapAtBound uint64
 				admitted, want := 0, 0
-				for i := range 10_000_000 {
+				for i := range flood {
 					now := storetest.Start.Add(time.Duration(i) * time.Microsecond)
 					_, err := st.Take(ctx, core.TakeRequest{Key: "flood-" + strconv.Itoa(i), Algorithm: alg, Limits: limit, Cost: 1, Now: now})
 					if err != nil {
@@ -268,16 +280,16 @@ func BenchmarkMemoryFlood(b *testing.B) {
 							want++
 						}
 					}
-					if i == 1_000_000 {
-						heap1M = heapNow()
+					if i == bound {
+						heapAtBound = heapNow()
 					}
 				}
-				heap10M := heapNow()
+				heapAtEnd := heapNow()
 				if admitted != want {
 					b.Fatalf("hot key admitted %d, an unbounded store admits %d", admitted, want)
 				}
-				b.ReportMetric(float64(heap1M)/(1<<20), "heapMB@1M")
-				b.ReportMetric(float64(heap10M)/(1<<20), "heapMB@10M")
+				b.ReportMetric(float64(heapAtBound)/(1<<20), "heapMB@bound")
+				b.ReportMetric(float64(heapAtEnd)/(1<<20), "heapMB@end")
 				b.ReportMetric(float64(st.Len()), "keys")
 				st.Close()
 			}

@@ -21,9 +21,8 @@
 //
 // # The bound and the eviction policy
 //
-// The number of keys held is bounded (WithMaxKeys, default 1,000,000, spread over
-// the shards, so the bound is the per-shard bound times the shard count: at most
-// MaxKeys rounded up to a multiple of the shard count). When a shard is full, a
+// The number of keys held is bounded (WithMaxKeys, default 1,000,000, split
+// exactly over the shards). When a shard is full, a
 // new key first reclaims any state that has recovered; failing that it evicts by
 // the CLOCK policy: every key has a reference bit, set when the key is used and
 // cleared as the eviction hand passes; the hand evicts the first key whose bit is

@@ -17,17 +17,16 @@ import (
 // Store is a sharded, bounded, in-process core.Store. It is safe for concurrent
 // use. Create one with New and stop its sweeper with Close.
 type Store struct {
-	seed        maphash.Seed
-	shards      []shard
-	shardShift  uint
-	perShardMax int
-	clock       core.Clock
-	sweepEvery  time.Duration
-	closed      atomic.Bool
-	seen        atomic.Int64
-	stop        chan struct{}
-	done        chan struct{}
-	closeOnce   sync.Once
+	seed       maphash.Seed
+	shards     []shard
+	shardShift uint
+	clock      core.Clock
+	sweepEvery time.Duration
+	closed     atomic.Bool
+	seen       atomic.Int64
+	stop       chan struct{}
+	done       chan struct{}
+	closeOnce  sync.Once
 }
 
 // Option configures a Store.
@@ -43,8 +42,8 @@ type config struct {
 // DefaultMaxKeys is the default bound on the number of keys a Store holds.
 const DefaultMaxKeys = 1_000_000
 
-// WithMaxKeys bounds the number of keys the store holds (see the package doc
-// for the eviction policy). It must be at least 1.
+// WithMaxKeys bounds the number of keys the store holds, exactly (see the
+// package doc for the eviction policy). It must be at least 1.
 func WithMaxKeys(n int) Option {
 	return func(c *config) error {
 		if n < 1 {
@@ -56,7 +55,8 @@ func WithMaxKeys(n int) Option {
 }
 
 // WithShards sets the number of shards, a power of two from 1 to 65536. The
-// default is 64, or fewer when the key bound is small.
+// default is 64, or fewer when the key bound is small; never more shards than
+// the bound has keys.
 func WithShards(n int) Option {
 	return func(c *config) error {
 		if n < 1 || n > 1<<16 || n&(n-1) != 0 {
@@ -110,18 +110,23 @@ func New(opts ...Option) (*Store, error) {
 			c.shards /= 2
 		}
 	}
-	s := &Store{
-		seed:        maphash.MakeSeed(),
-		shards:      make([]shard, c.shards),
-		shardShift:  uint(64 - bits.TrailingZeros(uint(c.shards))),
-		perShardMax: (c.maxKeys + c.shards - 1) / c.shards,
-		clock:       c.clock,
-		sweepEvery:  c.sweepEvery,
-		stop:        make(chan struct{}),
-		done:        make(chan struct{}),
+	for c.shards > c.maxKeys { // every shard holds at least one key
+		c.shards /= 2
 	}
+	s := &Store{
+		seed:       maphash.MakeSeed(),
+		shards:     make([]shard, c.shards),
+		shardShift: uint(64 - bits.TrailingZeros(uint(c.shards))),
+		clock:      c.clock,
+		sweepEvery: c.sweepEvery,
+		stop:       make(chan struct{}),
+		done:       make(chan struct{}),
+	}
+	// The bound is split exactly: the first maxKeys%shards shards hold one
+	// key more than the others.
+	base, extra := c.maxKeys/c.shards, c.maxKeys%c.shards
 	for i := range s.shards {
-		s.shards[i].init(s.perShardMax, &s.seen)
+		s.shards[i].init(base+min(1, max(0, extra-i)), &s.seen)
 	}
 	if s.sweepEvery > 0 {
 		go s.sweeper()

@@ -82,6 +82,19 @@ func TestBoundHoldsAndRecoveredStateIsDropped(t *testing.T) {
 				require.LessOrEqual(t, st.Len(), 100)
 			}
 			assert.Equal(t, 100, st.Len())
+			// The bound is exact even when it does not divide by the shards.
+			odd := newStore(t, memory.WithMaxKeys(7), memory.WithShards(4), memory.WithSweepInterval(0))
+			for i := range 100 {
+				_, err := odd.Take(ctx, take("k"+strconv.Itoa(i), alg, l, storetest.Start))
+				require.NoError(t, err)
+			}
+			assert.Equal(t, 7, odd.Len())
+			tiny := newStore(t, memory.WithMaxKeys(2), memory.WithShards(64), memory.WithSweepInterval(0))
+			for i := range 100 {
+				_, err := tiny.Take(ctx, take("k"+strconv.Itoa(i), alg, l, storetest.Start))
+				require.NoError(t, err)
+			}
+			assert.Equal(t, 2, tiny.Len())
 			// A denied or peeking request on an unknown key stores nothing.
 			req := take("peek", alg, l, storetest.Start)
 			req.Cost = 0
