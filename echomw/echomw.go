@@ -71,6 +71,8 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (echo.MiddlewareFunc, error
 			}
 			if o.Decided && inContext {
 				c.SetRequest(r.WithContext(o.Context(ctx)))
+			} else if o.NumHeaders() == 0 {
+				p.Release(o) // nothing refers to it: no header value, no context
 			}
 			return next(c)
 		}

@@ -60,6 +60,8 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (gin.HandlerFunc, error) {
 		}
 		if o.Decided && inContext {
 			c.Request = c.Request.WithContext(o.Context(ctx))
+		} else if o.NumHeaders() == 0 {
+			p.Release(o) // nothing refers to it: no header value, no context
 		}
 		c.Next()
 	}, nil

@@ -60,6 +60,8 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (func(http.Handler) http.Ha
 			}
 			if o.Decided && inContext {
 				r = r.WithContext(o.Context(r.Context()))
+			} else if o.NumHeaders() == 0 {
+				p.Release(o) // nothing refers to it: no header value, no context
 			}
 			next.ServeHTTP(w, r)
 		})
