@@ -1,0 +1,19 @@
+// Package flags parses the flags every example server shares and builds from
+// them what the servers need: a core.Limiter on the chosen store, the key
+// function and the HTTP policy options, and a listener.
+//
+// The flags:
+//
+//	-addr            address to listen on (default :8080; 127.0.0.1:0 picks a free port)
+//	-limit           RATE/PERIOD, e.g. 10/s, 100/m, 5/30s (default 10/s)
+//	-burst           the burst, for token-bucket, leaky-bucket and gcra (default: the rate)
+//	-algorithm       token-bucket, leaky-bucket, fixed-window, sliding-log, sliding-window, gcra
+//	-key             ip, header:NAME or jwt (default ip)
+//	-jwt-secret      HMAC secret for -key jwt (HS256: at least 32 bytes)
+//	-trusted-proxies CIDR list of proxies whose forwarding headers are believed (-key ip)
+//	-store           memory, redis://host:port/db or redis-cluster://host:port,host:port
+//	-fail            open or closed: what happens when the store fails
+//
+// Every value is checked before the server starts; a bad one is a one-line
+// message on stderr and exit status 2.
+package flags
