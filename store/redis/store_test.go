@@ -594,3 +594,26 @@ func TestTakeRejectsBadRequestsWithoutRedis(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.ErrorIs(t, err, ErrRedis)
 }
+
+// TestSentinel runs the store through a Sentinel failover client: the store
+// takes any redis.UniversalClient.
+func TestSentinel(t *testing.T) {
+	_, sentinel := redistest.StartSentinel(t)
+	client := redis.NewFailoverClient(&redis.FailoverOptions{
+		MasterName: redistest.SentinelMaster, SentinelAddrs: []string{sentinel}, ContextTimeoutEnabled: true,
+	})
+	t.Cleanup(func() { _ = client.Close() })
+	for _, alg := range core.Algorithms() {
+		st := newStore(t, client)
+		req := core.TakeRequest{Key: "sentinel", Algorithm: alg, Limits: []core.Limit{core.PerHour(10)}, Cost: 1}
+		var admitted int
+		for range 25 {
+			d, err := st.Take(bg, req)
+			require.NoError(t, err, alg.String())
+			if d.Allowed {
+				admitted++
+			}
+		}
+		assert.Equal(t, 10, admitted, alg.String())
+	}
+}

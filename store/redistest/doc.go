@@ -1,5 +1,6 @@
 // Package redistest starts real Redis servers for tests: a single redis-server
-// on a free loopback port, or a three-master Redis Cluster, each in its own
+// on a free loopback port, a three-master Redis Cluster, or a server watched by
+// a Redis Sentinel, each in its own
 // temporary directory and stopped when the test ends. It returns plain
 // addresses, so tests of any client (go-redis, rueidis) and benchmarks can use
 // it.

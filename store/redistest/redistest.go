@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -78,12 +79,39 @@ func Start(t testing.TB) *Server {
 func StartLocal(t testing.TB) *Server {
 	t.Helper()
 	requireBinaries(t, "redis-server")
-	s, err := startServer(t.TempDir(), nil)
+	s, err := startServer(t.TempDir(), "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.kill)
 	return s
+}
+
+// SentinelMaster is the name under which StartSentinel's Sentinel monitors
+// its master.
+const SentinelMaster = "ratewarden"
+
+// StartSentinel starts a redis-server and a Redis Sentinel (redis-server
+// --sentinel) that monitors it under the name SentinelMaster, both stopped
+// when t ends, and returns the master and the Sentinel. It always starts
+// processes.
+func StartSentinel(t testing.TB) (master *Server, sentinelAddr string) {
+	t.Helper()
+	master = StartLocal(t)
+	dir := t.TempDir()
+	_, port, _ := net.SplitHostPort(master.Addr())
+	conf := filepath.Join(dir, "sentinel.conf")
+	body := "sentinel monitor " + SentinelMaster + " 127.0.0.1 " + port + " 1\n" +
+		"sentinel down-after-milliseconds " + SentinelMaster + " 5000\n"
+	if err := os.WriteFile(conf, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := startServer(dir, conf, []string{"--sentinel"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.kill)
+	return master, s.Addr()
 }
 
 // StartCluster returns the addresses of a Redis Cluster's masters: those in
@@ -109,7 +137,7 @@ func StartCluster(t testing.TB) []string {
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		s, err := startServer(dir, []string{
+		s, err := startServer(dir, "", []string{
 			"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000",
 		})
 		if err != nil {
@@ -219,22 +247,27 @@ func requireBinaries(t testing.TB, names ...string) {
 }
 
 // startServer starts redis-server in dir on a free port, trying other ports
-// when the chosen one is taken before the server binds it.
-func startServer(dir string, extra []string) (*Server, error) {
+// when the chosen one is taken before the server binds it. conf, when set, is
+// a configuration file to read first (Sentinel needs one it can rewrite).
+func startServer(dir, conf string, extra []string) (*Server, error) {
 	var lastErr error
 	for range 5 {
-		port, err := freePort(len(extra) > 0)
+		port, err := freePort(slices.Contains(extra, "--cluster-enabled"))
 		if err != nil {
 			return nil, err
 		}
 		s := &Server{dir: dir}
 		s.addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 		s.url = "redis://" + s.addr
-		s.args = append([]string{
+		var args []string
+		if conf != "" {
+			args = append(args, conf)
+		}
+		s.args = append(append(args,
 			"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir,
 			"--save", "", "--appendonly", "no", "--protected-mode", "no", "--daemonize", "no",
-			"--loglevel", "warning", "--logfile", "redis.log",
-		}, extra...)
+			"--loglevel", "warning", "--logfile", "redis.log"),
+			extra...)
 		if lastErr = s.launch(); lastErr == nil {
 			return s, nil
 		}

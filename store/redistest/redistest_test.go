@@ -3,6 +3,7 @@ package redistest
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -78,4 +79,15 @@ func TestStartCluster(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 2, moved)
+}
+
+func TestStartSentinel(t *testing.T) {
+	master, addr := StartSentinel(t)
+	reply, err := command(addr, "PING")
+	require.NoError(t, err)
+	require.Equal(t, "PONG", reply)
+	require.Eventually(t, func() bool {
+		info, err := command(addr, "INFO", "sentinel")
+		return err == nil && strings.Contains(info, "name="+SentinelMaster+",status=ok,address="+master.Addr())
+	}, 10*time.Second, 20*time.Millisecond)
 }
