@@ -200,6 +200,9 @@ func (s *Store) Reset(ctx context.Context, req core.TakeRequest) error {
 	if err := s.client.Del(ctx, keys...).Err(); err != nil {
 		return fmt.Errorf("%w: %w", ErrRedis, err)
 	}
+	if s.cache != nil {
+		s.cache.forget(req) // a denial cached while the DEL was in flight
+	}
 	return nil
 }
 
