@@ -24,7 +24,6 @@ import (
 	"testing"
 	"time"
 
-	sethlimiter "github.com/sethvargo/go-limiter"
 	"github.com/sethvargo/go-limiter/httplimit"
 	"github.com/sethvargo/go-limiter/memorystore"
 
@@ -107,6 +106,19 @@ func runHandler(b *testing.B, h http.Handler) {
 	}
 }
 
+// httprateByIP is httprate keyed by the peer's IP, as its deprecated
+// LimitByIP does (this file states the same trust model for every limiter:
+// the peer address, no proxies).
+func httprateByIP() func(http.Handler) http.Handler {
+	return httprate.LimitBy(1<<40, time.Second, func(r *http.Request) (string, error) {
+		host, _, err := net.SplitHostPort(r.RemoteAddr)
+		if err != nil {
+			return "", err
+		}
+		return httprate.CanonicalizeIP(host), nil
+	})
+}
+
 func okHandler(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = w.Write([]byte("ok"))
@@ -129,7 +141,7 @@ func BenchmarkHTTPStdlib(b *testing.B) {
 		runHandler(b, ulstdlib.NewMiddleware(lim).Handler(bare))
 	})
 	b.Run("httprate", func(b *testing.B) {
-		runHandler(b, httprate.LimitByIP(1<<40, time.Second)(bare))
+		runHandler(b, httprateByIP()(bare))
 	})
 	b.Run("tollbooth", func(b *testing.B) {
 		lmt := tollbooth.NewLimiter(1<<40, nil)
@@ -141,7 +153,7 @@ func BenchmarkHTTPStdlib(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Cleanup(func() { _ = st.(sethlimiter.Store).Close(b.Context()) })
+		b.Cleanup(func() { _ = st.Close(b.Context()) })
 		mw, err := httplimit.NewMiddleware(st, httplimit.IPKeyFunc())
 		if err != nil {
 			b.Fatal(err)
@@ -326,7 +338,7 @@ func BenchmarkHTTPAdded(b *testing.B) {
 			{"ulule", func(*testing.B) http.Handler {
 				return ulstdlib.NewMiddleware(ulule.New(ulmemory.NewStore(), ulule.Rate{Period: time.Second, Limit: 1 << 40})).Handler(std)
 			}},
-			{"httprate", func(*testing.B) http.Handler { return httprate.LimitByIP(1<<40, time.Second)(std) }},
+			{"httprate", func(*testing.B) http.Handler { return httprateByIP()(std) }},
 			{"tollbooth", func(*testing.B) http.Handler {
 				lmt := tollbooth.NewLimiter(1<<40, nil)
 				lmt.SetIPLookups([]string{"RemoteAddr"})
