@@ -137,12 +137,29 @@ func (l *Limiter) Wait(ctx context.Context, key string) (Decision, error) {
 }
 
 // WaitN blocks until key may spend n and spends it, or returns an error when
-// ctx ends first. It returns ErrWouldExceed at once, without waiting, when the
-// wait would outlast ctx's deadline or when n exceeds the limit's capacity. For
-// the leaky bucket it also waits out the admitted request's Delay. Waiting uses
-// real timers; the limiter's clock only decides.
+// ctx ends first (or has already ended: then nothing is spent). It returns
+// ErrWouldExceed at once, without waiting, when the wait would outlast ctx's
+// deadline or when n exceeds the limit's capacity. For the leaky bucket it also
+// waits out the admitted request's Delay, and a Delay that would outlast the
+// deadline returns ErrWouldExceed before the request takes a place in the queue
+// (the Decision is then a peek's: nothing was spent). Waiting uses real timers;
+// the limiter's clock only decides.
 func (l *Limiter) WaitN(ctx context.Context, key string, n int64) (Decision, error) {
 	for {
+		if err := ctx.Err(); err != nil {
+			return Decision{}, err
+		}
+		if dl, ok := ctx.Deadline(); ok && l.alg == LeakyBucket && n > 0 {
+			// An admitted request spends its slot at once and is held for its
+			// Delay; a peek tells that Delay without spending.
+			p, err := l.AllowN(ctx, key, 0)
+			if err != nil {
+				return p, err
+			}
+			if p.Allowed && time.Until(dl) < p.Delay {
+				return p, fmt.Errorf("%w: queued for %s", ErrWouldExceed, p.Delay)
+			}
+		}
 		d, err := l.AllowN(ctx, key, n)
 		if err != nil {
 			return d, err
