@@ -337,7 +337,7 @@ func TestLimiterWaitGivesUp(t *testing.T) {
 	t.Run("deadline far enough", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			l := exhausted(t, timerClock{})
-			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second+time.Millisecond)
 			defer cancel()
 			start := time.Now()
 			d, err := l.Wait(ctx, "k")
@@ -375,6 +375,43 @@ func TestLimiterWaitGivesUp(t *testing.T) {
 		l := exhausted(t, core.NewManualClock(time.UnixMicro(hms(0, 0, 0))))
 		_, err := l.WaitN(context.Background(), "k", -1)
 		require.ErrorIs(t, err, core.ErrInvalidCost)
+	})
+	t.Run("context already ended", func(t *testing.T) {
+		st := &recordingStore{}
+		l, err := core.NewLimiter(st, core.GCRA, core.PerSecond(1), core.WithClock(core.NewManualClock(time.UnixMicro(hms(0, 0, 0)))))
+		require.NoError(t, err)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		d, err := l.Wait(ctx, "k")
+		require.ErrorIs(t, err, context.Canceled)
+		assert.Equal(t, core.Decision{}, d)
+		assert.Zero(t, st.calls, "nothing spent")
+	})
+	t.Run("leaky bucket delay past the deadline", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			l, err := core.NewLimiter(newMemStore(t), core.LeakyBucket, core.PerSecond(1).WithBurst(5), core.WithClock(timerClock{}))
+			require.NoError(t, err)
+			_, err = l.Allow(context.Background(), "k")
+			require.NoError(t, err)
+			ctx, cancel := context.WithTimeout(context.Background(), 999*time.Millisecond)
+			defer cancel()
+			start := time.Now()
+			_, err = l.Wait(ctx, "k")
+			require.ErrorIs(t, err, core.ErrWouldExceed)
+			assert.Contains(t, err.Error(), "queued for 1s")
+			assert.Zero(t, time.Since(start), "gives up at once")
+			// The queue was not touched: the next request still gets the 1 s slot.
+			d, err := l.Allow(context.Background(), "k")
+			require.NoError(t, err)
+			assert.Equal(t, time.Second, d.Delay)
+			// With a deadline that leaves time for the Delay, it waits it out.
+			ctx, cancel = context.WithTimeout(context.Background(), 2*time.Second+time.Millisecond)
+			defer cancel()
+			d, err = l.Wait(ctx, "k")
+			require.NoError(t, err)
+			assert.Equal(t, 2*time.Second, d.Delay)
+			assert.Equal(t, 2*time.Second, time.Since(start))
+		})
 	})
 	t.Run("leaky bucket delay cut by cancel", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
