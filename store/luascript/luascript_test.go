@@ -255,3 +255,44 @@ func TestDecode(t *testing.T) {
 		})
 	}
 }
+
+// TestAppendCallMatchesEncode checks that AppendCall sends what Encode does.
+func TestAppendCallMatchesEncode(t *testing.T) {
+	reqs := []core.TakeRequest{
+		{Namespace: "api", Key: "1.2.3.4", Algorithm: core.GCRA, Limits: []core.Limit{core.PerSecond(10)}, Cost: 1, Now: t0},
+		{Key: "u", Algorithm: core.SlidingLog, Limits: []core.Limit{core.PerSecond(2), core.PerHour(100)}, Cost: 3, Now: t0},
+		{Key: "u", Algorithm: core.LeakyBucket, Limits: []core.Limit{core.Every(3, time.Second).WithBurst(5)}, Cost: 0, Now: t0},
+	}
+	for _, cfg := range []Config{{Prefix: "p:"}, {CallerClock: true, MinTTL: time.Second}} {
+		for _, req := range reqs {
+			call, err := cfg.Encode(req)
+			require.NoError(t, err)
+			want := []string{strconv.Itoa(len(call.Keys))}
+			want = append(append(want, call.Keys...), call.Args...)
+			for range 2 { // the second time from the figure cache
+				sc, got, err := cfg.AppendCall([]any{"evalsha"}, req)
+				require.NoError(t, err)
+				assert.Same(t, call.Script, sc)
+				require.Equal(t, "evalsha", got[0])
+				var gotStr []string
+				for _, v := range got[1:] {
+					switch v := v.(type) {
+					case int:
+						gotStr = append(gotStr, strconv.Itoa(v))
+					case int64:
+						gotStr = append(gotStr, strconv.FormatInt(v, 10))
+					case string:
+						gotStr = append(gotStr, v)
+					default:
+						t.Fatalf("unexpected %T", v)
+					}
+				}
+				assert.Equal(t, want, gotStr)
+			}
+		}
+	}
+	_, _, err := Config{}.AppendCall(nil, core.TakeRequest{Algorithm: core.GCRA})
+	assert.ErrorIs(t, err, core.ErrInvalidLimit)
+	_, _, err = Config{Prefix: "{"}.AppendCall(nil, reqs[0])
+	assert.ErrorIs(t, err, core.ErrInvalidOption)
+}

@@ -154,11 +154,14 @@ func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, 
 			return d, nil
 		}
 	}
-	call, err := s.cfg.Encode(req)
+	args := make([]any, 2, 6+6*len(req.Limits))
+	args[0] = "evalsha"
+	sc, args, err := s.cfg.AppendCall(args, req)
 	if err != nil {
 		return core.Decision{}, fmt.Errorf("redisstore: %w", err)
 	}
-	vals, err := s.run(ctx, call)
+	args[1] = boxedSHA[sc.Algorithm]
+	vals, err := s.run(ctx, sc, args)
 	if err != nil {
 		return core.Decision{}, err
 	}
@@ -214,17 +217,28 @@ type scriptCmd struct{ *redis.Cmd }
 // NoRetry tells go-redis not to retry the command after a network error.
 func (scriptCmd) NoRetry() bool { return true }
 
-// run sends call with EVALSHA, and with EVAL when the server does not hold the
-// script (NOSCRIPT: a restarted or flushed Redis, or a new cluster node). A
-// NOSCRIPT reply means the script did not run, so sending EVAL is not a replay.
-func (s *Store) run(ctx context.Context, call luascript.Call) ([]int64, error) {
+// boxedSHA holds each script's SHA1 as an interface value, so a decision does
+// not box it again.
+var boxedSHA = func() (b [core.GCRA + 1]any) {
+	for _, sc := range luascript.Scripts() {
+		b[sc.Algorithm] = sc.SHA1
+	}
+	return b
+}()
+
+// run sends args (EVALSHA sha numkeys keys... argv...) and, when the server
+// does not hold the script (NOSCRIPT: a restarted or flushed Redis, or a new
+// cluster node), the same with EVAL and the source. A NOSCRIPT reply means the
+// script did not run, so sending EVAL is not a replay.
+func (s *Store) run(ctx context.Context, sc *luascript.Script, args []any) ([]int64, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRedis, err)
 	}
-	cmd := s.cmd(ctx, "evalsha", call.Script.SHA1, call)
+	cmd := scriptCmd{redis.NewCmd(ctx, args...)}
 	err := s.client.Process(ctx, cmd)
 	if err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
-		cmd = s.cmd(ctx, "eval", call.Script.Source, call)
+		eval := append([]any{"eval", sc.Source}, args[2:]...)
+		cmd = scriptCmd{redis.NewCmd(ctx, eval...)}
 		err = s.client.Process(ctx, cmd)
 	}
 	if err != nil {
@@ -235,16 +249,4 @@ func (s *Store) run(ctx context.Context, call luascript.Call) ([]int64, error) {
 		return nil, fmt.Errorf("%w: %w: %w", ErrRedis, luascript.ErrReply, err)
 	}
 	return vals, nil
-}
-
-func (s *Store) cmd(ctx context.Context, name, script string, call luascript.Call) scriptCmd {
-	args := make([]any, 0, 3+len(call.Keys)+len(call.Args))
-	args = append(args, name, script, len(call.Keys))
-	for _, k := range call.Keys {
-		args = append(args, k)
-	}
-	for _, a := range call.Args {
-		args = append(args, a)
-	}
-	return scriptCmd{redis.NewCmd(ctx, args...)}
 }
