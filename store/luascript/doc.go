@@ -13,6 +13,9 @@
 //	// on NOSCRIPT: EVAL call.Script.Source ... (never a replay after a lost reply)
 //	d, err := luascript.Decode(req, reply) // seven integers -> core.Decision
 //
+// Config.AppendCall is the same encoding as []any, for clients that take
+// arguments that way (go-redis), with fewer allocations.
+//
 // # Time and numbers
 //
 // Times are whole microseconds. By default a script reads the server's TIME
