@@ -159,6 +159,12 @@ func (s *Store) Len() int {
 	return n
 }
 
+// Local reports true: the store decides in process, without I/O, so the HTTP
+// policy gives its calls no deadline (see core.LocalStore).
+func (s *Store) Local() bool { return true }
+
+var _ core.LocalStore = (*Store)(nil)
+
 var errInvalidRequest = errors.New("memory: invalid request")
 
 // Take decides req atomically and spends its cost when admitted.
