@@ -239,9 +239,10 @@ func FuzzApplyAll(f *testing.F) {
 			cost := int64(ops[2] % 5)
 			ops = ops[4:]
 			var each [2]bool
+			alone := make([]core.State, 2)
 			for i := range limits {
-				c := clone(states[i])
-				d, err := alg.ApplyMicros(&c, limits[i], cost, now)
+				alone[i] = clone(states[i])
+				d, err := alg.ApplyMicros(&alone[i], limits[i], cost, now)
 				require.NoError(t, err)
 				each[i] = d.Allowed
 			}
@@ -249,6 +250,9 @@ func FuzzApplyAll(f *testing.F) {
 			d, err := alg.ApplyAll(states, limits, cost, now)
 			require.NoError(t, err)
 			require.Equal(t, each[0] && each[1], d.Allowed)
+			if d.Allowed {
+				require.Equal(t, alone, states, "admitted, each state moves as under its limit alone")
+			}
 			if !d.Allowed {
 				require.Equal(t, before, states)
 				require.Positive(t, d.RetryAfter)
