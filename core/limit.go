@@ -208,7 +208,8 @@ func ParseLimit(s string) (Limit, error) {
 		l.Burst = rate
 	}
 	if err := l.Validate(); err != nil {
-		return Limit{}, fmt.Errorf("%q: %w", truncate(orig), err)
+		why := strings.TrimPrefix(err.Error(), ErrInvalidLimit.Error()+": ")
+		return Limit{}, fmt.Errorf("%w: %q: %s", ErrInvalidLimit, truncate(orig), why)
 	}
 	return l, nil
 }
