@@ -25,7 +25,7 @@ func ExampleParseLimit() {
 	// "5/30s"        rate 5 per 30s, burst 5, one every 6s: 5/30s
 	// "10/s burst 20" rate 10 per 1s, burst 20, one every 100ms: 10/s burst 20
 	// " 3 / 1h30m "  rate 3 per 1h30m0s, burst 3, one every 30m0s: 3/1h30m0s
-	// true "0/s": ratewarden: invalid limit: rate must be positive, got 0
+	// true ratewarden: invalid limit: "0/s": rate must be positive, got 0
 	// true ratewarden: invalid limit: "10/fortnight": period is neither a unit nor a duration (want RATE/PERIOD such as 10/s, 100/m or 5/30s)
 }
 

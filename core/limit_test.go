@@ -186,6 +186,7 @@ func TestParseLimitRejects(t *testing.T) {
 			l, err := core.ParseLimit(tt.in)
 			require.ErrorIs(t, err, core.ErrInvalidLimit)
 			assert.Contains(t, err.Error(), tt.msg)
+			assert.True(t, strings.HasPrefix(err.Error(), "ratewarden: invalid limit: "), err.Error())
 			assert.Equal(t, core.Limit{}, l)
 		})
 	}
