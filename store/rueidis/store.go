@@ -43,7 +43,7 @@ type Store struct {
 	client    rueidis.Client
 	cfg       luascript.Config
 	cacheSize int
-	cache     *denyCache
+	cache     *luascript.DenyCache
 	now       func() time.Time
 }
 
@@ -119,7 +119,7 @@ func New(client rueidis.Client, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("rueidisstore: %w", err)
 	}
 	if s.cacheSize > 0 {
-		s.cache = newDenyCache(s.cacheSize)
+		s.cache = luascript.NewDenyCache(s.cacheSize)
 	}
 	return s, nil
 }
@@ -133,7 +133,7 @@ func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, 
 	var at time.Time
 	if s.cache != nil && req.Cost > 0 {
 		at = s.localNow(req)
-		if d, ok := s.cache.get(req, at); ok {
+		if d, ok := s.cache.Get(req, at); ok {
 			return d, nil
 		}
 	}
@@ -150,7 +150,7 @@ func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, 
 		return core.Decision{}, fmt.Errorf("%w: %w", ErrRedis, err)
 	}
 	if s.cache != nil && req.Cost > 0 && !d.Allowed {
-		s.cache.put(req, at, d)
+		s.cache.Put(req, at, d)
 	}
 	return d, nil
 }
@@ -175,7 +175,7 @@ func (s *Store) Reset(ctx context.Context, req core.TakeRequest) error {
 		return fmt.Errorf("rueidisstore: %w", err)
 	}
 	if s.cache != nil {
-		s.cache.forget(req)
+		s.cache.Forget(req)
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%w: %w", ErrRedis, err)
