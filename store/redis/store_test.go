@@ -57,7 +57,7 @@ func TestNewRejects(t *testing.T) {
 	}
 	s, err := New(good, WithLocalCache(0), WithPrefix(""), WithCallerClock(), WithMinTTL(time.Second))
 	require.NoError(t, err)
-	assert.Nil(t, s.cache)
+	assert.Nil(t, s.front.Cache())
 }
 
 // TestSingle runs the checks that share one single-node server.
@@ -402,7 +402,7 @@ func testNoCrossSlot(t *testing.T, client *redis.ClusterClient) {
 			d, err := st.Take(bg, req)
 			require.NoError(t, err, "%s %s", alg, key)
 			require.True(t, d.Allowed)
-			call, err := st.cfg.Encode(req)
+			call, err := st.front.Settings().Encode(req)
 			require.NoError(t, err)
 			slot, err := client.ClusterKeySlot(bg, call.Keys[0]).Result()
 			require.NoError(t, err)

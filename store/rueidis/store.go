@@ -25,11 +25,11 @@ var (
 )
 
 // DefaultPrefix starts every key unless WithPrefix says otherwise.
-const DefaultPrefix = "ratewarden:"
+const DefaultPrefix = luascript.DefaultPrefix
 
-// DefaultLocalCacheSize is the number of denied keys the local cache holds
+// DefaultLocalCacheSize is the number of denied requests the local cache holds
 // unless WithLocalCache says otherwise.
-const DefaultLocalCacheSize = 16384
+const DefaultLocalCacheSize = luascript.DefaultLocalCacheSize
 
 // Store is a core.Store that keeps every key's state in Redis and applies the
 // algorithms there, as one Lua script per decision (EVALSHA, one round trip),
@@ -40,64 +40,28 @@ const DefaultLocalCacheSize = 16384
 // scripts and keys, so the two can share a Redis. It is safe for concurrent
 // use.
 type Store struct {
-	client    rueidis.Client
-	cfg       luascript.Config
-	cacheSize int
-	cache     *luascript.DenyCache
-	now       func() time.Time
+	client rueidis.Client
+	front  *luascript.Front
 }
 
-// Option configures a Store.
-type Option func(*Store) error
+// Option configures a Store. The options are store/luascript's, shared with
+// the go-redis binding.
+type Option = luascript.Option
 
-// WithPrefix starts every key with prefix instead of DefaultPrefix. The prefix
-// may not hold '{' or '}' (they would move the hash tag).
-func WithPrefix(prefix string) Option {
-	return func(s *Store) error {
-		s.cfg.Prefix = prefix
-		return nil
-	}
-}
+// WithPrefix starts every key with prefix instead of DefaultPrefix; see
+// luascript.WithPrefix.
+func WithPrefix(prefix string) Option { return luascript.WithPrefix(prefix) }
 
-// WithCallerClock makes the scripts decide at TakeRequest.Now (the limiter's
-// clock) instead of the Redis server's TIME. Use it when the Redis service
-// refuses TIME inside scripts (some managed services do), or in tests that move
-// a manual clock. The application servers' clocks then define the windows: a
-// server whose clock is ahead or behind by d shifts its view of every window by
-// d, so skew between instances loosens or tightens the limit by up to d's worth
-// of quota. Redis still expires keys on its own clock; see WithMinTTL.
-func WithCallerClock() Option {
-	return func(s *Store) error {
-		s.cfg.CallerClock = true
-		return nil
-	}
-}
+// WithCallerClock decides at TakeRequest.Now instead of Redis's TIME; see
+// luascript.WithCallerClock for what clock skew then does.
+func WithCallerClock() Option { return luascript.WithCallerClock() }
 
-// WithMinTTL sets a floor on the time to live of every key (default 0: a key
-// expires exactly when its state equals a fresh one). In caller-clock mode, a
-// caller clock that runs slower than Redis's (a manual clock in tests) would
-// otherwise let Redis expire state the caller still needs.
-func WithMinTTL(d time.Duration) Option {
-	return func(s *Store) error {
-		s.cfg.MinTTL = d
-		return nil
-	}
-}
+// WithMinTTL sets a floor on every key's time to live; see luascript.WithMinTTL.
+func WithMinTTL(d time.Duration) Option { return luascript.WithMinTTL(d) }
 
-// WithLocalCache sets how many denied requests the store remembers locally
-// (default DefaultLocalCacheSize; 0 turns the cache off). While a remembered
-// denial's RetryAfter runs, the same request (same namespace, key, algorithm,
-// limits and cost) is denied again without a round trip to Redis. See the
-// package doc for why this never admits more than Redis would.
-func WithLocalCache(size int) Option {
-	return func(s *Store) error {
-		if size < 0 || size > 1<<24 {
-			return fmt.Errorf("%w: local cache size %d out of [0, %d]", core.ErrInvalidOption, size, 1<<24)
-		}
-		s.cacheSize = size
-		return nil
-	}
-}
+// WithLocalCache sets how many denied requests the store remembers locally (0
+// turns the cache off); see luascript.WithLocalCache and luascript.DenyCache.
+func WithLocalCache(size int) Option { return luascript.WithLocalCache(size) }
 
 // New returns a Store that keeps state through client. It returns an error
 // wrapping ErrClient for a nil client, and one wrapping core.ErrInvalidOption
@@ -106,22 +70,11 @@ func New(client rueidis.Client, opts ...Option) (*Store, error) {
 	if client == nil {
 		return nil, fmt.Errorf("%w: nil client", ErrClient)
 	}
-	s := &Store{client: client, cfg: luascript.Config{Prefix: DefaultPrefix}, cacheSize: DefaultLocalCacheSize, now: time.Now}
-	for _, o := range opts {
-		if o == nil {
-			return nil, fmt.Errorf("rueidisstore: %w: nil option", core.ErrInvalidOption)
-		}
-		if err := o(s); err != nil {
-			return nil, fmt.Errorf("rueidisstore: %w", err)
-		}
+	front, err := luascript.NewFront("rueidisstore", ErrRedis, opts...)
+	if err != nil {
+		return nil, err
 	}
-	if err := s.cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("rueidisstore: %w", err)
-	}
-	if s.cacheSize > 0 {
-		s.cache = luascript.NewDenyCache(s.cacheSize)
-	}
-	return s, nil
+	return &Store{client: client, front: front}, nil
 }
 
 // Take decides req in one round trip to Redis and, when it is admitted, spends
@@ -130,39 +83,7 @@ func New(client rueidis.Client, opts ...Option) (*Store, error) {
 // returns an error wrapping ErrRedis. A request whose denial is in the local
 // cache is denied again without a call.
 func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, error) {
-	var at time.Time
-	if s.cache != nil && req.Cost > 0 {
-		at = s.localNow(req)
-		if d, ok := s.cache.Get(req, at); ok {
-			return d, nil
-		}
-	}
-	call, err := s.cfg.Encode(req)
-	if err != nil {
-		return core.Decision{}, fmt.Errorf("rueidisstore: %w", err)
-	}
-	vals, err := s.run(ctx, call)
-	if err != nil {
-		return core.Decision{}, err
-	}
-	d, err := luascript.Decode(req, vals)
-	if err != nil {
-		return core.Decision{}, fmt.Errorf("%w: %w", ErrRedis, err)
-	}
-	if s.cache != nil && req.Cost > 0 && !d.Allowed {
-		s.cache.Put(req, at, d)
-	}
-	return d, nil
-}
-
-// localNow is the instant a cached denial is measured from: the caller's time
-// in caller-clock mode, else the local clock read before the call is sent (so
-// a cached denial ends no later than Redis's).
-func (s *Store) localNow(req core.TakeRequest) time.Time {
-	if s.cfg.CallerClock {
-		return req.Now
-	}
-	return s.now()
+	return s.front.Take(ctx, req, backend{s.client})
 }
 
 // Reset forgets req's key under req's algorithm and limits (req.Cost and
@@ -170,20 +91,24 @@ func (s *Store) localNow(req core.TakeRequest) time.Time {
 // cached by other Store values (other application instances) run out on their
 // own, at their RetryAfter.
 func (s *Store) Reset(ctx context.Context, req core.TakeRequest) error {
-	keys, err := s.cfg.Keys(req)
+	return s.front.Reset(ctx, req, backend{s.client})
+}
+
+// backend sends the store's calls through rueidis.
+type backend struct{ client rueidis.Client }
+
+// Del deletes keys.
+func (b backend) Del(ctx context.Context, keys []string) error {
+	return b.client.Do(ctx, b.client.B().Del().Key(keys...).Build()).Error()
+}
+
+// Eval encodes req and sends it; see run.
+func (b backend) Eval(ctx context.Context, cfg *luascript.Config, req core.TakeRequest) ([]int64, error) {
+	call, err := cfg.Encode(req)
 	if err != nil {
-		return fmt.Errorf("rueidisstore: %w", err)
+		return nil, err
 	}
-	if s.cache != nil {
-		s.cache.Forget(req)
-	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("%w: %w", ErrRedis, err)
-	}
-	if err := s.client.Do(ctx, s.client.B().Del().Key(keys...).Build()).Error(); err != nil {
-		return fmt.Errorf("%w: %w", ErrRedis, err)
-	}
-	return nil
+	return b.run(ctx, call)
 }
 
 // run sends call with EVALSHA, and with EVAL when the server does not hold the
@@ -193,15 +118,12 @@ func (s *Store) Reset(ctx context.Context, req core.TakeRequest) error {
 // The commands are built without rueidis's retryable flag, so rueidis never
 // sends them twice after a network error (it retries only commands marked
 // retryable, and follows MOVED and ASK, which mean the script did not run).
-func (s *Store) run(ctx context.Context, call luascript.Call) ([]int64, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRedis, err)
-	}
-	b := s.client.B()
+func (b backend) run(ctx context.Context, call luascript.Call) ([]int64, error) {
+	cmd := b.client.B()
 	n := int64(len(call.Keys))
-	resp := s.client.Do(ctx, b.Evalsha().Sha1(call.Script.SHA1).Numkeys(n).Key(call.Keys...).Arg(call.Args...).Build())
+	resp := b.client.Do(ctx, cmd.Evalsha().Sha1(call.Script.SHA1).Numkeys(n).Key(call.Keys...).Arg(call.Args...).Build())
 	if rerr, ok := rueidis.IsRedisErr(resp.Error()); ok && rerr.IsNoScript() {
-		resp = s.client.Do(ctx, b.Eval().Script(call.Script.Source).Numkeys(n).Key(call.Keys...).Arg(call.Args...).Build())
+		resp = b.client.Do(ctx, cmd.Eval().Script(call.Script.Source).Numkeys(n).Key(call.Keys...).Arg(call.Args...).Build())
 	}
 	if err := resp.Error(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRedis, err)

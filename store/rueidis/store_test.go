@@ -416,10 +416,10 @@ func TestNewErrors(t *testing.T) {
 	}
 	st, err := New(client, WithPrefix(""), WithCallerClock(), WithMinTTL(time.Minute), WithLocalCache(0))
 	require.NoError(t, err)
-	assert.Nil(t, st.cache)
+	assert.Nil(t, st.front.Cache())
 	st, err = New(client)
 	require.NoError(t, err)
-	assert.NotNil(t, st.cache, "the local cache is on by default")
+	assert.NotNil(t, st.front.Cache(), "the local cache is on by default")
 }
 
 // TestBadRequests: invalid requests fail with core's sentinels and never reach
