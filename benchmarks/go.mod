@@ -5,8 +5,11 @@ go 1.26.0
 require github.com/ratewarden/ratewarden v0.0.0-00010101000000-000000000000
 
 require (
+	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect
+	github.com/hashicorp/golang-lru v0.5.4 // indirect
 	github.com/philhofer/fwd v1.1.3-0.20240916144458-20a13a1f6b7c // indirect
 	github.com/tinylib/msgp v1.2.5 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
 
 require (
@@ -16,25 +19,25 @@ require (
 	github.com/bytedance/sonic/loader v0.5.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/cloudwego/base64x v0.1.6 // indirect
-	github.com/didip/tollbooth/v7 v7.0.2 // indirect
+	github.com/didip/tollbooth/v7 v7.0.2
 	github.com/gabriel-vasile/mimetype v1.4.12 // indirect
 	github.com/gin-contrib/sse v1.1.0 // indirect
-	github.com/gin-gonic/gin v1.12.0 // indirect
-	github.com/go-chi/httprate v0.16.1 // indirect
-	github.com/go-chi/httprate-redis v0.5.0 // indirect
+	github.com/gin-gonic/gin v1.12.0
+	github.com/go-chi/httprate v0.16.1
+	github.com/go-chi/httprate-redis v0.5.0
 	github.com/go-pkgz/expirable-cache/v3 v3.0.0 // indirect
 	github.com/go-playground/locales v0.14.1 // indirect
 	github.com/go-playground/universal-translator v0.18.1 // indirect
 	github.com/go-playground/validator/v10 v10.30.1 // indirect
-	github.com/go-redis/redis_rate/v10 v10.0.1 // indirect
+	github.com/go-redis/redis_rate/v10 v10.0.1
 	github.com/goccy/go-json v0.10.5 // indirect
 	github.com/goccy/go-yaml v1.19.2 // indirect
-	github.com/gofiber/fiber/v2 v2.52.15 // indirect
+	github.com/gofiber/fiber/v2 v2.52.15
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
 	github.com/klauspost/compress v1.17.9 // indirect
 	github.com/klauspost/cpuid/v2 v2.4.0 // indirect
-	github.com/labstack/echo/v4 v4.16.0 // indirect
+	github.com/labstack/echo/v4 v4.16.0
 	github.com/labstack/gommon v0.5.0 // indirect
 	github.com/leodido/go-urn v1.4.0 // indirect
 	github.com/mattn/go-colorable v0.1.15 // indirect
@@ -51,17 +54,17 @@ require (
 	github.com/ratewarden/ratewarden/ginmw v0.0.0-00010101000000-000000000000
 	github.com/ratewarden/ratewarden/store/redis v0.0.0-00010101000000-000000000000
 	github.com/ratewarden/ratewarden/store/rueidis v0.0.0-00010101000000-000000000000
-	github.com/redis/go-redis/v9 v9.23.0 // indirect
-	github.com/redis/rueidis v1.0.79 // indirect
+	github.com/redis/go-redis/v9 v9.23.0
+	github.com/redis/rueidis v1.0.79
 	github.com/rivo/uniseg v0.2.0 // indirect
-	github.com/sethvargo/go-limiter v0.7.1 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
-	github.com/throttled/throttled/v2 v2.15.0 // indirect
+	github.com/sethvargo/go-limiter v0.7.1
+	github.com/stretchr/testify v1.12.1
+	github.com/throttled/throttled/v2 v2.15.0
 	github.com/twitchyliquid64/golang-asm v0.15.1 // indirect
 	github.com/ugorji/go/codec v1.3.1 // indirect
-	github.com/ulule/limiter/v3 v3.11.2 // indirect
+	github.com/ulule/limiter/v3 v3.11.2
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
-	github.com/valyala/fasthttp v1.51.0 // indirect
+	github.com/valyala/fasthttp v1.51.0
 	github.com/valyala/fasttemplate v1.2.2 // indirect
 	github.com/valyala/tcplisten v1.0.0 // indirect
 	github.com/zeebo/xxh3 v1.1.0 // indirect
@@ -72,7 +75,7 @@ require (
 	golang.org/x/net v0.57.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
-	golang.org/x/time v0.16.0 // indirect
+	golang.org/x/time v0.16.0
 	google.golang.org/protobuf v1.36.10 // indirect
 )
 
