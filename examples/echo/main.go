@@ -8,13 +8,8 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"fmt"
+	"net"
 	"net/http"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/labstack/echo/v4"
 
@@ -27,29 +22,14 @@ func main() {
 	defer setup.Close()
 
 	limit, err := echomw.New(setup.Limiter, setup.Options...)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "echo:", err)
-		os.Exit(1)
-	}
+	setup.Check(err)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.Use(limit)
 	e.GET("/", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
 	e.GET(flags.HealthPath, func(c echo.Context) error { return c.String(http.StatusOK, "healthy\n") })
-
-	ln, err := setup.Listen(os.Stderr)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "echo:", err)
-		os.Exit(1)
-	}
-	e.Listener = ln
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		_ = e.Shutdown(context.Background())
-	}()
-	if err := e.Start(""); !errors.Is(err, http.ErrServerClosed) {
-		fmt.Fprintln(os.Stderr, "echo:", err)
-	}
+	setup.Run(func(ln net.Listener) error {
+		e.Listener = ln
+		return e.Start("")
+	}, e.Shutdown)
 }

@@ -8,12 +8,6 @@
 package main
 
 import (
-	"context"
-	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
-
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/ratewarden/ratewarden/examples/internal/flags"
@@ -25,27 +19,10 @@ func main() {
 	defer setup.Close()
 
 	limit, err := fibermw.New(setup.Limiter, setup.Options...)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "fiber:", err)
-		os.Exit(1)
-	}
+	setup.Check(err)
 	app := fiber.New(fiber.Config{DisableStartupMessage: true})
 	app.Use(limit)
 	app.Get("/", func(c *fiber.Ctx) error { return c.SendString("ok\n") })
 	app.Get(flags.HealthPath, func(c *fiber.Ctx) error { return c.SendString("healthy\n") })
-
-	ln, err := setup.Listen(os.Stderr)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "fiber:", err)
-		os.Exit(1)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		_ = app.ShutdownWithContext(context.Background())
-	}()
-	if err := app.Listener(ln); err != nil {
-		fmt.Fprintln(os.Stderr, "fiber:", err)
-	}
+	setup.Run(app.Listener, app.ShutdownWithContext)
 }

@@ -8,13 +8,7 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"net/http"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/gin-gonic/gin"
 
@@ -27,29 +21,12 @@ func main() {
 	defer setup.Close()
 
 	limit, err := ginmw.New(setup.Limiter, setup.Options...)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "gin:", err)
-		os.Exit(1)
-	}
+	setup.Check(err)
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	r.Use(limit)
 	r.GET("/", func(c *gin.Context) { c.String(http.StatusOK, "ok\n") })
 	r.GET(flags.HealthPath, func(c *gin.Context) { c.String(http.StatusOK, "healthy\n") })
 	srv := &http.Server{Handler: r}
-
-	ln, err := setup.Listen(os.Stderr)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "gin:", err)
-		os.Exit(1)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		_ = srv.Shutdown(context.Background())
-	}()
-	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-		fmt.Fprintln(os.Stderr, "gin:", err)
-	}
+	setup.Run(srv.Serve, srv.Shutdown)
 }

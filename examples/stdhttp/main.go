@@ -9,13 +9,8 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"net/http"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/ratewarden/ratewarden/examples/internal/flags"
 	"github.com/ratewarden/ratewarden/stdhttp"
@@ -26,27 +21,10 @@ func main() {
 	defer setup.Close()
 
 	limit, err := stdhttp.New(setup.Limiter, setup.Options...)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "stdhttp:", err)
-		os.Exit(1)
-	}
+	setup.Check(err)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.HandleFunc("GET "+flags.HealthPath, func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "healthy") })
 	srv := &http.Server{Handler: limit(mux)}
-
-	ln, err := setup.Listen(os.Stderr)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "stdhttp:", err)
-		os.Exit(1)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		_ = srv.Shutdown(context.Background())
-	}()
-	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-		fmt.Fprintln(os.Stderr, "stdhttp:", err)
-	}
+	setup.Run(srv.Serve, srv.Shutdown)
 }

@@ -1,15 +1,19 @@
 package flags
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/keyfuncs"
@@ -234,6 +238,8 @@ func (c *Config) failMode() string {
 
 // Setup is what an example server needs to run.
 type Setup struct {
+	// Name is the server's name, as its messages start.
+	Name    string
 	Config  *Config
 	Limiter *core.Limiter
 	// Options are for the adapter's New: key function, skip, fail mode.
@@ -308,7 +314,36 @@ func Load(name string, args []string, stderr io.Writer) (*Setup, int) {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return nil, 1
 	}
+	s.Name = name
 	return s, 0
+}
+
+// Check ends the program with status 1 and the error when err is not nil
+// (building the middleware failed).
+func (s *Setup) Check(err error) {
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", s.Name, err)
+		_ = s.Close()
+		os.Exit(1)
+	}
+}
+
+// Run opens the listener on -addr (see Listen), serves on it until SIGINT or
+// SIGTERM, then shuts the server down; it ends the program with status 1
+// when the listener cannot be opened. serve and shutdown are the framework's
+// own, e.g. an http.Server's Serve and Shutdown.
+func (s *Setup) Run(serve func(net.Listener) error, shutdown func(context.Context) error) {
+	ln, err := s.Listen(os.Stderr)
+	s.Check(err)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		_ = shutdown(context.Background())
+	}()
+	if err := serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", s.Name, err)
+	}
 }
 
 // MustLoad is Load on the command line: it exits with Load's status when it
