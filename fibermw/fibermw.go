@@ -57,11 +57,7 @@ func (v request) Route() string  { return v.c.Route().Path }
 // client that hangs up, so a held leaky-bucket request waits its whole delay
 // (or until the server shuts down).
 func New(lim *core.Limiter, opts ...core.HTTPOption) (fiber.Handler, error) {
-	ip, err := keyfuncs.IP()
-	if err != nil {
-		return nil, fmt.Errorf("fibermw: %w", err)
-	}
-	p, err := core.NewHTTPPolicy(lim, append([]core.HTTPOption{core.WithKeyFunc(ip)}, opts...)...)
+	p, err := keyfuncs.Policy(lim, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("fibermw: %w", err)
 	}

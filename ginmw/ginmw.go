@@ -27,11 +27,7 @@ func (v request) Route() string                     { return v.c.FullPath() }
 // FullPath. It returns an error wrapping core.ErrInvalidOption for a nil
 // limiter or an invalid option.
 func New(lim *core.Limiter, opts ...core.HTTPOption) (gin.HandlerFunc, error) {
-	ip, err := keyfuncs.IP()
-	if err != nil {
-		return nil, fmt.Errorf("ginmw: %w", err)
-	}
-	p, err := core.NewHTTPPolicy(lim, append([]core.HTTPOption{core.WithKeyFunc(ip)}, opts...)...)
+	p, err := keyfuncs.Policy(lim, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("ginmw: %w", err)
 	}

@@ -1,6 +1,7 @@
 package keyfuncs_test
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/keyfuncs"
+	"github.com/ratewarden/ratewarden/store/memory"
 )
 
 // httpRequest is the core.HTTPRequest view of a *http.Request, as the stdhttp
@@ -145,4 +147,19 @@ func ExampleFallback() {
 	// Output:
 	// f:192.0.2.1
 	// p:team-42
+}
+
+// Policy is how the adapters build core's HTTP policy: the client IP is the
+// key unless an option names another key function.
+func ExamplePolicy() {
+	st, _ := memory.New()
+	defer st.Close()
+	lim, _ := core.NewLimiter(st, core.GCRA, core.PerSecond(1))
+	_, err := keyfuncs.Policy(lim)
+	fmt.Println(err)
+	_, err = keyfuncs.Policy(nil)
+	fmt.Println(errors.Is(err, core.ErrInvalidOption))
+	// Output:
+	// <nil>
+	// true
 }

@@ -29,11 +29,7 @@ func (v request) Route() string                     { return v.r.Pattern }
 // ServeMux sets before calling the handler it matched: wrap the handlers you
 // register, not the mux, when keys are per route.
 func New(lim *core.Limiter, opts ...core.HTTPOption) (func(http.Handler) http.Handler, error) {
-	ip, err := keyfuncs.IP()
-	if err != nil {
-		return nil, fmt.Errorf("stdhttp: %w", err)
-	}
-	p, err := core.NewHTTPPolicy(lim, append([]core.HTTPOption{core.WithKeyFunc(ip)}, opts...)...)
+	p, err := keyfuncs.Policy(lim, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("stdhttp: %w", err)
 	}
