@@ -26,22 +26,63 @@ func leakyBucket(s *State, p *params, cost, now int64, commit bool) Decision {
 }
 
 func meter(s *State, p *params, cost, now int64, commit, queue bool) Decision {
+	var d Decision
+	meterInto(&d, s, p, cost, now, commit, queue)
+	return d
+}
+
+// meterInto is meter writing into d, which it overwrites whole except Limit and
+// Index, so the one-word fast path copies no Decision around.
+func meterInto(d *Decision, s *State, p *params, cost, now int64, commit, queue bool) {
 	tat := max(s.T, now)
+	d.Delay = 0
 	if cost > p.burst {
-		return Decision{Exceeds: true, Remaining: max(0, p.divInterval(max(0, p.tau-(tat-now)))),
-			ResetAfter: micros(tat - now), RetryAfter: micros(p.period)}
+		d.Allowed, d.Exceeds = false, true
+		d.Remaining = max(0, p.divInterval(max(0, p.tau-(tat-now))))
+		d.ResetAfter, d.RetryAfter = micros(tat-now), micros(p.period)
+		return
 	}
+	d.Exceeds = false
 	next := tat + cost*p.interval
 	if next-now <= p.tau {
 		if commit && cost > 0 {
 			s.T = next
 		}
-		d := Decision{Allowed: true, Remaining: p.divInterval(p.tau - (next - now)), ResetAfter: micros(next - now)}
+		d.Allowed = true
+		d.Remaining = p.divInterval(p.tau - (next - now))
+		d.ResetAfter, d.RetryAfter = micros(next-now), 0
 		if queue {
 			d.Delay = micros(tat - now)
 		}
-		return d
+		return
 	}
-	return Decision{Remaining: max(0, p.divInterval(max(0, p.tau-(tat-now)))),
-		ResetAfter: micros(tat - now), RetryAfter: micros(next - p.tau - now)}
+	d.Allowed = false
+	d.Remaining = max(0, p.divInterval(max(0, p.tau-(tat-now))))
+	d.ResetAfter, d.RetryAfter = micros(tat-now), micros(next-p.tau-now)
+}
+
+// AdvanceWord returns the one-word state (State.T) that a request of the given
+// cost at now leaves behind under l, for a one-word algorithm (see OneWord): the
+// next state when the request is admitted, t itself when it is denied, a peek,
+// or invalid (ApplyInto then reports the error). A lock-free store computes it
+// between loading and compare-and-swapping its word, which keeps that window
+// short, and builds the Decision afterwards with ApplyInto on the state it
+// loaded; both see the same (t, cost, now), so they agree.
+func (a Algorithm) AdvanceWord(l *Limit, t, cost, now int64) int64 {
+	p := l.prepared()
+	if p == nil {
+		c, err := computeParams(*l)
+		if err != nil {
+			return t
+		}
+		p = &c
+	}
+	if !a.OneWord() || cost <= 0 || cost > p.burst || now < 0 || now > MaxTime {
+		return t
+	}
+	next := max(t, now) + cost*p.interval
+	if next-now > p.tau {
+		return t
+	}
+	return next
 }

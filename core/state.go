@@ -37,6 +37,8 @@ type params struct {
 	// n / interval == hi64(n * magic) >> shift (see divInterval).
 	magic uint64
 	shift uint8
+	// fp is the limit's fingerprint (see TakeRequest.Fingerprint).
+	fp uint64
 	// The exported fields these figures were computed from.
 	fromRate, fromBurst int64
 	fromPeriod          time.Duration
@@ -45,12 +47,21 @@ type params struct {
 // paramsOf checks l cheaply and converts it, or returns the figures NewLimiter
 // cached in it while they still match its exported fields.
 func paramsOf(l *Limit, buf *params) (*params, error) {
-	if c := l.prep; c != nil && c.fromRate == l.Rate && c.fromPeriod == l.Period && c.fromBurst == l.Burst {
+	if c := l.prepared(); c != nil {
 		return c, nil
 	}
 	p, err := computeParams(*l)
 	*buf = p
 	return buf, err
+}
+
+// prepared returns the figures NewLimiter cached in l, or nil when there are
+// none or l was changed since.
+func (l *Limit) prepared() *params {
+	if c := l.prep; c != nil && c.fromRate == l.Rate && c.fromPeriod == l.Period && c.fromBurst == l.Burst {
+		return c
+	}
+	return nil
 }
 
 func computeParams(l Limit) (params, error) {
@@ -78,6 +89,7 @@ func computeParams(l Limit) (params, error) {
 		}
 	}
 	p.fromRate, p.fromPeriod, p.fromBurst = l.Rate, l.Period, l.Burst
+	p.fp = limitFingerprint(l)
 	return p, nil
 }
 
@@ -108,14 +120,34 @@ func (a Algorithm) ApplyMicros(s *State, l Limit, cost, now int64) (Decision, er
 // ApplyInto is ApplyMicros writing the decision into d, for stores whose hot
 // path should not copy decisions around. On error d is left zero.
 func (a Algorithm) ApplyInto(d *Decision, s *State, l *Limit, cost, now int64) error {
+	p := l.prepared()
+	if p == nil || !a.valid() || cost < 0 || now < 0 || now > MaxTime {
+		return a.applySlow(d, s, l, cost, now)
+	}
+	a.applyPrepared(d, s, l, p, cost, now)
+	return nil
+}
+
+func (a Algorithm) applyPrepared(d *Decision, s *State, l *Limit, p *params, cost, now int64) {
+	switch a {
+	case GCRA, TokenBucket, LeakyBucket:
+		meterInto(d, s, p, cost, now, true, a == LeakyBucket)
+	default:
+		*d = a.decide(s, p, cost, now, true)
+	}
+	d.Limit, d.Index = *l, 0
+}
+
+// applySlow is ApplyInto for a limit NewLimiter did not prepare, or a request
+// that fails its checks.
+func (a Algorithm) applySlow(d *Decision, s *State, l *Limit, cost, now int64) error {
 	var buf params
 	p, err := check(a, l, cost, now, &buf)
 	if err != nil {
 		*d = Decision{}
 		return err
 	}
-	*d = a.decide(s, p, cost, now, true)
-	d.Limit = *l
+	a.applyPrepared(d, s, l, p, cost, now)
 	return nil
 }
 

@@ -43,3 +43,45 @@ type TakeRequest struct {
 type Resetter interface {
 	Reset(ctx context.Context, req TakeRequest) error
 }
+
+// Fingerprint hashes the request's algorithm and limits (their Rate, Period
+// and effective Burst; not their Names): requests whose states a store must
+// keep apart have different fingerprints, except with negligible probability.
+// It is stable within a process, not across processes or versions. Limits
+// prepared by a Limiter carry their part precomputed, so this costs a few
+// instructions on the hot path.
+func (r *TakeRequest) Fingerprint() uint64 {
+	f := uint64(r.Algorithm+1) * 0x9e3779b97f4a7c15
+	for i := range r.Limits {
+		l := &r.Limits[i]
+		var lf uint64
+		if c := l.prep; c != nil && c.fromRate == l.Rate && c.fromPeriod == l.Period && c.fromBurst == l.Burst {
+			lf = c.fp
+		} else {
+			lf = limitFingerprint(*l)
+		}
+		if i == 0 {
+			f ^= lf
+		} else {
+			f = mix64(f) ^ lf
+		}
+	}
+	return f
+}
+
+// limitFingerprint hashes a limit's Rate, Period and effective Burst.
+func limitFingerprint(l Limit) uint64 {
+	f := uint64(l.Rate)
+	f = f*0x100000001b3 ^ uint64(l.Period)
+	f = f*0x100000001b3 ^ uint64(l.EffectiveBurst())
+	return mix64(f)
+}
+
+// mix64 is the splitmix64 finalizer.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
