@@ -14,6 +14,7 @@ type Limiter struct {
 	limits []Limit
 	store  Store
 	clock  Clock
+	sys    bool // clock is SystemClock: read it without an interface call
 	ns     string
 }
 
@@ -73,6 +74,7 @@ func NewLimiter(store Store, alg Algorithm, limit Limit, opts ...Option) (*Limit
 			return nil, err
 		}
 	}
+	_, l.sys = l.clock.(SystemClock)
 	if len(l.limits) > maxLimits {
 		return nil, fmt.Errorf("%w: %d limits, at most %d", ErrInvalidOption, len(l.limits), maxLimits)
 	}
@@ -122,8 +124,14 @@ func (l *Limiter) AllowN(ctx context.Context, key string, n int64) (Decision, er
 	if n < 0 {
 		return Decision{}, fmt.Errorf("%w: %d is negative", ErrInvalidCost, n)
 	}
+	var now time.Time
+	if l.sys {
+		now = SystemClock{}.Now()
+	} else {
+		now = l.clock.Now()
+	}
 	return l.store.Take(ctx, TakeRequest{
-		Key: key, Namespace: l.ns, Algorithm: l.alg, Limits: l.limits, Cost: n, Now: l.clock.Now(),
+		Key: key, Namespace: l.ns, Algorithm: l.alg, Limits: l.limits, Cost: n, Now: now,
 	})
 }
 

@@ -129,17 +129,19 @@ func (sh *shard) takeWord(d *core.Decision, tag uint64, alg core.Algorithm, l *c
 }
 
 // applyWord runs the algorithm on a one-word state with compare-and-swap. It
-// returns the sentinel it met, if any, instead of deciding.
+// returns the sentinel it met, if any, instead of deciding. Only the next
+// state is computed between the load and the swap, so the window in which
+// another core can steal the word is a few instructions; the decision is built
+// afterwards from the state the swap replaced.
 func applyWord(d *core.Decision, w *atomic.Int64, alg core.Algorithm, l *core.Limit, cost, now int64) (int64, error) {
 	for {
 		v := w.Load()
 		if v < 0 {
 			return v, nil
 		}
-		st := core.State{T: v}
-		err := alg.ApplyInto(d, &st, l, cost, now)
-		if err != nil || st.T == v || w.CompareAndSwap(v, st.T) {
-			return 0, err
+		if next := alg.AdvanceWord(l, v, cost, now); next == v || w.CompareAndSwap(v, next) {
+			st := core.State{T: v}
+			return 0, alg.ApplyInto(d, &st, l, cost, now)
 		}
 	}
 }

@@ -168,7 +168,7 @@ var _ core.LocalStore = (*Store)(nil)
 var errInvalidRequest = errors.New("memory: invalid request")
 
 // Take decides req atomically and spends its cost when admitted.
-func (s *Store) Take(_ context.Context, req core.TakeRequest) (core.Decision, error) {
+func (s *Store) Take(_ context.Context, req core.TakeRequest) (d core.Decision, err error) {
 	if s.closed.Load() {
 		return core.Decision{}, core.ErrStoreClosed
 	}
@@ -176,11 +176,10 @@ func (s *Store) Take(_ context.Context, req core.TakeRequest) (core.Decision, er
 		return core.Decision{}, fmt.Errorf("%w: no limits: %w", errInvalidRequest, core.ErrInvalidLimit)
 	}
 	now := core.Micros(req.Now)
-	tag := s.tag(req)
+	tag := s.tag(&req)
 	sh := &s.shards[tag>>s.shardShift]
 	if len(req.Limits) == 1 && req.Algorithm.OneWord() {
-		var d core.Decision
-		err := sh.takeWord(&d, tag, req.Algorithm, &req.Limits[0], req.Cost, now)
+		err = sh.takeWord(&d, tag, req.Algorithm, &req.Limits[0], req.Cost, now)
 		return d, err
 	}
 	return sh.takeEntry(tag, req.Algorithm, req.Limits, req.Cost, now)
@@ -191,7 +190,7 @@ func (s *Store) Reset(_ context.Context, req core.TakeRequest) error {
 	if s.closed.Load() {
 		return core.ErrStoreClosed
 	}
-	tag := s.tag(req)
+	tag := s.tag(&req)
 	sh := &s.shards[tag>>s.shardShift]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -207,18 +206,14 @@ func (s *Store) Reset(_ context.Context, req core.TakeRequest) error {
 // tag hashes the request's identity: namespace, key, algorithm and limits.
 // Its top bits pick the shard, its low bits the slot; bit 0 is left clear for
 // the reference bit and bit 2 is set so a tag is never an empty or dead slot.
-func (s *Store) tag(req core.TakeRequest) uint64 {
+// The key's seeded hash is uniform, so xoring in the (unseeded) fingerprint
+// keeps it so; only the namespace, chosen by the application, needs a mix.
+func (s *Store) tag(req *core.TakeRequest) uint64 {
 	h := maphash.String(s.seed, req.Key)
 	if req.Namespace != "" {
-		h ^= mix(maphash.String(s.seed, req.Namespace))
+		h = mix(h ^ maphash.String(s.seed, req.Namespace))
 	}
-	f := uint64(req.Algorithm)
-	for _, l := range req.Limits {
-		f = f*0x100000001b3 ^ uint64(l.Rate)
-		f = f*0x100000001b3 ^ uint64(l.Period)
-		f = f*0x100000001b3 ^ uint64(l.EffectiveBurst())
-	}
-	return (mix(h^mix(f)) | 4) &^ 1
+	return (h ^ req.Fingerprint() | 4) &^ 1
 }
 
 // mix is the splitmix64 finalizer.
