@@ -3,15 +3,19 @@
 // dependency: the go-redis store (store/redis) and the rueidis store
 // (store/rueidis) are thin bindings over it.
 //
-// Each script reads, decides and writes atomically in one call, mirroring
-// core.Algorithm.ApplyAll exactly: with several limits it dry-runs all of them
-// and commits only when every one admits, and it reports the governing
-// decision. A binding does, per request:
+// Each script reads, decides and writes atomically in one call, admitting
+// exactly what core.Algorithm.ApplyAll admits: with several limits it tests
+// all of them and writes only when every one admits. The meter and window
+// scripts reply with their verdict, the time they used and the states they
+// read, and Decode rebuilds the whole Decision with core itself, so the
+// remaining quota, the reset and retry times and the governing limit are
+// computed once, in Go, exactly as the memory store computes them. A binding
+// does, per request:
 //
 //	call, err := cfg.Encode(req)          // script, KEYS and ARGV
 //	reply := EVALSHA call.Script.SHA1 len(call.Keys) call.Keys... call.Args...
 //	// on NOSCRIPT: EVAL call.Script.Source ... (never a replay after a lost reply)
-//	d, err := luascript.Decode(req, reply) // seven integers -> core.Decision
+//	d, err := luascript.Decode(req, reply) // verdict, time, states -> core.Decision
 //
 // Config.AppendCall is the same encoding as []any, for clients that take
 // arguments that way (go-redis), with fewer allocations.

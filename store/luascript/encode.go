@@ -17,9 +17,6 @@ import (
 // return: a script of another version, or a proxy that altered the reply.
 var ErrReply = errors.New("luascript: malformed reply")
 
-// ReplyLen is the number of integers a script returns.
-const ReplyLen = 7
-
 // MaxTagLen bounds the hash tag's length: a namespace and key whose escaped
 // form is longer are replaced by the hex SHA-256 of both, so a 10 KB API key
 // costs Redis what a short one does.
@@ -86,30 +83,34 @@ type Call struct {
 // and '#' in the namespace as %3A, %23); a tag longer than MaxTagLen becomes
 // '#' and the hex SHA-256 of the namespace and key.
 func (c Config) Encode(req core.TakeRequest) (Call, error) {
-	if err := c.Validate(); err != nil {
+	var buf [8]*encodedLimit
+	now, encs, err := c.check(req, buf[:0])
+	if err != nil {
 		return Call{}, err
+	}
+	args := make([]string, 3, 3+2*len(encs))
+	args[0] = strconv.FormatInt(now, 10)
+	args[1] = strconv.FormatInt(req.Cost, 10)
+	args[2] = strconv.FormatInt(ceilMillis(c.MinTTL), 10)
+	for _, e := range encs {
+		a := e.args(req.Algorithm)
+		args = append(args, a[0], a[1])
+	}
+	return Call{Script: scripts[req.Algorithm], Keys: c.keys(req, encs), Args: args}, nil
+}
+
+// check validates c and req as core would, and returns the time to send (-1
+// for the server's) and the limits' encodings, appended to dst.
+func (c Config) check(req core.TakeRequest, dst []*encodedLimit) (int64, []*encodedLimit, error) {
+	if err := c.Validate(); err != nil {
+		return 0, nil, err
 	}
 	now := int64(-1)
 	if c.CallerClock {
 		now = core.Micros(req.Now)
 	}
-	if err := checkRequest(req, now, c.CallerClock); err != nil {
-		return Call{}, err
-	}
-	args := make([]string, 3, 3+5*len(req.Limits))
-	args[0] = strconv.FormatInt(now, 10)
-	args[1] = strconv.FormatInt(req.Cost, 10)
-	args[2] = strconv.FormatInt(ceilMillis(c.MinTTL), 10)
-	for _, l := range req.Limits {
-		p, err := paramsOf(l)
-		if err != nil {
-			return Call{}, err
-		}
-		args = append(args,
-			strconv.FormatInt(p.rate, 10), strconv.FormatInt(p.period, 10), strconv.FormatInt(p.burst, 10),
-			strconv.FormatInt(p.interval, 10), strconv.FormatInt(p.tau, 10))
-	}
-	return Call{Script: scripts[req.Algorithm], Keys: c.keys(req), Args: args}, nil
+	encs, err := checkRequest(req, now, c.CallerClock, dst)
+	return now, encs, err
 }
 
 // Keys returns the keys that hold req's state, one per limit, as Encode names
@@ -119,18 +120,37 @@ func (c Config) Keys(req core.TakeRequest) ([]string, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	if err := checkRequest(req, 0, false); err != nil {
+	var buf [8]*encodedLimit
+	encs, err := checkRequest(req, 0, false, buf[:0])
+	if err != nil {
 		return nil, err
 	}
-	return c.keys(req), nil
+	return c.keys(req, encs), nil
 }
 
-// Decode turns a script's reply (ReplyLen integers) into the decision for req,
-// with Limit and Index naming the governing limit among req.Limits. It returns
-// an error wrapping ErrReply for any other reply.
+// Decode turns a script's reply into the decision for req, with Limit and
+// Index naming the governing limit among req.Limits. It returns an error
+// wrapping ErrReply for a reply that does not fit req.
+//
+// The meter and window scripts reply {allowed, now, states before the
+// request...}; Decode runs core's algorithm on those states at that instant,
+// which gives the Decision the script's test implies, and fails when core's
+// verdict differs from the script's. The sliding log's script replies with
+// the Decision itself: allowed, exceeds, governing index, remaining, and
+// reset-after, retry-after and delay in µs.
 func Decode(req core.TakeRequest, reply []int64) (core.Decision, error) {
-	if len(reply) != ReplyLen {
-		return core.Decision{}, fmt.Errorf("%w: %d values, want %d", ErrReply, len(reply), ReplyLen)
+	if req.Algorithm == core.SlidingLog {
+		return decodeDecision(req, reply)
+	}
+	return decodeStates(req, reply)
+}
+
+// decisionReplyLen is the length of the sliding log's reply.
+const decisionReplyLen = 7
+
+func decodeDecision(req core.TakeRequest, reply []int64) (core.Decision, error) {
+	if len(reply) != decisionReplyLen {
+		return core.Decision{}, fmt.Errorf("%w: %d values, want %d", ErrReply, len(reply), decisionReplyLen)
 	}
 	idx := reply[2]
 	switch {
@@ -153,73 +173,111 @@ func Decode(req core.TakeRequest, reply []int64) (core.Decision, error) {
 	}, nil
 }
 
+func decodeStates(req core.TakeRequest, reply []int64) (core.Decision, error) {
+	stride := 3 // T, N, P
+	if req.Algorithm.OneWord() {
+		stride = 1 // T
+	}
+	n := len(req.Limits)
+	if len(reply) != 2+stride*n {
+		return core.Decision{}, fmt.Errorf("%w: %d values, want %d", ErrReply, len(reply), 2+stride*n)
+	}
+	now := reply[1]
+	switch {
+	case reply[0] != 0 && reply[0] != 1:
+		return core.Decision{}, fmt.Errorf("%w: flag %d", ErrReply, reply[0])
+	case now < 0 || now > core.MaxTime:
+		return core.Decision{}, fmt.Errorf("%w: time %d µs out of range", ErrReply, now)
+	}
+	var buf [8]core.State
+	states := buf[:0]
+	if n > len(buf) {
+		states = make([]core.State, 0, n)
+	}
+	for i := range n {
+		v := reply[2+stride*i : 2+stride*(i+1)]
+		var s core.State
+		for j, x := range v {
+			if x < 0 {
+				return core.Decision{}, fmt.Errorf("%w: negative state", ErrReply)
+			}
+			switch j {
+			case 0:
+				s.T = x
+			case 1:
+				s.N = x
+			default:
+				s.P = x
+			}
+		}
+		states = append(states, s)
+	}
+	d, err := req.Algorithm.ApplyAll(states, req.Limits, req.Cost, now)
+	if err != nil {
+		return core.Decision{}, fmt.Errorf("%w: %w", ErrReply, err)
+	}
+	if d.Allowed != (reply[0] == 1) {
+		return core.Decision{}, fmt.Errorf("%w: the script's verdict (%d) is not core's", ErrReply, reply[0])
+	}
+	return d, nil
+}
+
 // checkRequest mirrors core's checks, in core's order, so a store reports what
-// ApplyAll would. now is only checked in caller-clock mode.
-func checkRequest(req core.TakeRequest, now int64, checkNow bool) error {
+// ApplyAll would, and appends the limits' encodings to dst. now is only checked
+// in caller-clock mode.
+func checkRequest(req core.TakeRequest, now int64, checkNow bool, dst []*encodedLimit) ([]*encodedLimit, error) {
 	if len(req.Limits) == 0 {
-		return fmt.Errorf("%w: no limits", core.ErrInvalidLimit)
+		return nil, fmt.Errorf("%w: no limits", core.ErrInvalidLimit)
 	}
 	for _, l := range req.Limits {
 		if err := req.Algorithm.Validate(); err != nil {
-			return err
+			return nil, err
 		}
 		if req.Cost < 0 {
-			return fmt.Errorf("%w: %d is negative", core.ErrInvalidCost, req.Cost)
+			return nil, fmt.Errorf("%w: %d is negative", core.ErrInvalidCost, req.Cost)
 		}
 		if checkNow && (now < 0 || now > core.MaxTime) {
-			return fmt.Errorf("%w: %d µs since the epoch", core.ErrClock, now)
+			return nil, fmt.Errorf("%w: %d µs since the epoch", core.ErrClock, now)
 		}
-		if _, err := paramsOf(l); err != nil {
-			return err
+		e, err := encodeLimit(l)
+		if err != nil {
+			return nil, err
 		}
+		dst = append(dst, e)
 	}
-	return nil
-}
-
-// params are a limit's figures in microseconds, as core computes them.
-type params struct {
-	rate, period, burst, interval, tau int64
-}
-
-// paramsOf takes core's check of a limit and its figures, so the scripts never
-// divide differently from core.
-func paramsOf(l core.Limit) (params, error) {
-	f, err := l.Figures()
-	if err != nil {
-		return params{}, err
-	}
-	return params{rate: f.Rate, period: f.Period, burst: f.Burst, interval: f.Interval, tau: f.Tau}, nil
+	return dst, nil
 }
 
 func ceilMillis(d time.Duration) int64 {
 	return int64((d + time.Millisecond - 1) / time.Millisecond)
 }
 
-// keys names req's keys; req has been checked.
-func (c Config) keys(req core.TakeRequest) []string {
+// keys names req's keys from the limits' encodings; req has been checked.
+func (c Config) keys(req core.TakeRequest, encs []*encodedLimit) []string {
+	alg := req.Algorithm.String()
+	n := len(c.Prefix) + len(req.Namespace) + len(req.Key) + len(alg) + 8
+	for _, e := range encs {
+		n += len(e.spec) + 1
+	}
 	var b strings.Builder
-	b.Grow(len(c.Prefix) + len(req.Namespace) + len(req.Key) + 48*len(req.Limits))
+	b.Grow(n)
 	b.WriteString(c.Prefix)
 	b.WriteByte('{')
 	writeTag(&b, req.Namespace, req.Key)
 	b.WriteString("}:")
-	b.WriteString(req.Algorithm.String())
+	b.WriteString(alg)
 	b.WriteByte(':')
-	for i, l := range req.Limits {
+	for i, e := range encs {
 		if i > 0 {
 			b.WriteByte('+')
 		}
-		b.WriteString(strconv.FormatInt(l.Rate, 10))
-		b.WriteByte('/')
-		b.WriteString(strconv.FormatInt(int64(l.Period/time.Microsecond), 10))
-		b.WriteByte('/')
-		b.WriteString(strconv.FormatInt(l.EffectiveBurst(), 10))
+		b.WriteString(e.spec)
 	}
 	base := b.String()
-	if len(req.Limits) == 1 {
+	if len(encs) == 1 {
 		return []string{base}
 	}
-	keys := make([]string, len(req.Limits))
+	keys := make([]string, len(encs))
 	for i := range keys {
 		keys[i] = base + ":" + strconv.Itoa(i)
 	}

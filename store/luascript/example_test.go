@@ -9,7 +9,8 @@ import (
 )
 
 // A binding encodes a request, sends EVALSHA with the script's SHA1, KEYS and
-// ARGV, and decodes the seven integers the script returns.
+// ARGV, and decodes the reply: for GCRA, the verdict, the server's time and
+// the state the script found, from which core rebuilds the whole decision.
 func Example() {
 	cfg := luascript.Config{Prefix: "ratewarden:"}
 	req := core.TakeRequest{
@@ -25,8 +26,9 @@ func Example() {
 	fmt.Println("KEYS:", call.Keys)
 	fmt.Println("ARGV:", call.Args)
 
-	// The reply a server sends for the first request on the key.
-	d, err := luascript.Decode(req, []int64{1, 0, 0, 9, 100_000, 0, 0})
+	// The reply a server sends for the first request on the key: admitted, at
+	// 1,700,000,000,000,000 µs, on a fresh state.
+	d, err := luascript.Decode(req, []int64{1, 1_700_000_000_000_000, 0})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -35,7 +37,7 @@ func Example() {
 	// Output:
 	// script: gcra
 	// KEYS: [ratewarden:{api:203.0.113.7}:gcra:10/1000000/10]
-	// ARGV: [-1 1 0 10 1000000 10 100000 1000000]
+	// ARGV: [-1 1 0 100000 1000000]
 	// true 9 100ms 10/s
 }
 

@@ -1,12 +1,25 @@
 package luascript
 
-// The scripts are assembled from a shared frame and one algorithm body each.
+// The scripts decide and write; core explains. Every script takes
 //
-// ARGV: now (µs, or -1 for the server's TIME), cost, min TTL (ms), then five
-// figures per limit: rate, period (µs), burst, interval (µs), tau (µs).
-// KEYS: one per limit, in the request's order.
-// Reply: allowed (0/1), exceeds (0/1), governing index (0-based), remaining,
-// reset-after (µs), retry-after (µs), delay (µs).
+//	KEYS: one per limit, in the request's order.
+//	ARGV: now (µs, or -1 for the server's TIME), cost, min TTL (ms), then two
+//	      figures per limit: interval and tau (µs) for the token bucket, the
+//	      leaky bucket and GCRA; rate and period (µs) for the windows.
+//
+// The meter and window scripts test whether every limit admits the request,
+// write the new states only when all do, and reply with what they read:
+//
+//	{allowed (0/1), now, the state each limit had before the request...}
+//
+// one integer (T) per limit for the meters, three (T, N, P) for the windows.
+// Decode then runs core's own algorithm on those states at that instant, which
+// yields the whole Decision (remaining, reset, retry, delay, the governing
+// limit) without computing any of it in Lua, and checks that core agrees with
+// the script's verdict. The scripts stay short: one TIME, one GET and one SET
+// per limit, no closures built per call, a reply of a few integers. The sliding
+// log, whose state is a list, decides entirely in Lua and replies with the
+// Decision's seven integers (see luaSlidingLog).
 //
 // Lua's numbers are IEEE doubles. Every figure stays below 2^53 (core bounds
 // periods to 2^48 µs and times to 2^52 µs), where doubles hold integers exactly;
@@ -16,7 +29,8 @@ package luascript
 // same order as core's. Integers are written with string.format('%d'), never
 // tostring, which keeps only 14 digits.
 
-const luaHead = `
+// luaNow reads the arguments every script shares.
+const luaNow = `
 local now = tonumber(ARGV[1])
 if now < 0 then
   local t = redis.call('TIME')
@@ -24,128 +38,77 @@ if now < 0 then
 end
 local cost = tonumber(ARGV[2])
 local minttl = tonumber(ARGV[3])
-local floor = math.floor
-local format = string.format
-
--- ttl converts a lifetime in µs to whole milliseconds, rounded up, at least 1
--- and at least the floor.
-local function ttl(us)
-  local ms = floor((us + 999) / 1000)
-  if ms < minttl then ms = minttl end
-  if ms < 1 then ms = 1 end
-  return ms
-end
+local nk = #KEYS
 `
 
-// luaMeter is the token bucket, the leaky bucket and GCRA (core/gcra.go). State:
-// the integer T. QUEUE is true for the leaky bucket. Remaining is Go's
-// truncating division of a numerator clamped at 0, so floor is exact.
-const luaMeter = `
-local function load(key)
-  return tonumber(redis.call('GET', key)) or 0, 0, 0
-end
+// luaTTL sets ms to the lifetime us (µs) in whole milliseconds, rounded up, at
+// least 1 and at least the floor.
+const luaTTL = `
+    local ms = math.floor((us + 999) / 1000)
+    if ms < minttl then ms = minttl end
+    if ms < 1 then ms = 1 end
+`
 
-local function decide(st, sn, sp, rate, period, burst, interval, tau, key, commit)
-  local tat = st
-  if now > tat then tat = now end
-  if cost > burst then
-    local r = tau - (tat - now)
-    if r < 0 then r = 0 end
-    return 0, 1, floor(r / interval), tat - now, period, 0
+// luaMeter is the token bucket, the leaky bucket and GCRA (core/gcra.go): the
+// state is the integer T; a request is admitted when
+// max(T, now) + cost*interval - now <= tau (a cost above the burst never is).
+const luaMeter = luaNow + `
+local reply, nxt = {1, now}, {}
+for i = 1, nk do
+  local t = tonumber(redis.call('GET', KEYS[i])) or 0
+  reply[i + 2] = t
+  if now > t then t = now end
+  t = t + cost * tonumber(ARGV[2 + 2 * i])
+  if t - now > tonumber(ARGV[3 + 2 * i]) then reply[1] = 0 end
+  nxt[i] = t
+end
+if reply[1] == 1 and cost > 0 then
+  for i = 1, nk do
+    local us = nxt[i] - now` + luaTTL + `    redis.call('SET', KEYS[i], string.format('%d', nxt[i]), 'PX', ms)
   end
-  local nxt = tat + cost * interval
-  if nxt - now <= tau then
-    if commit and cost > 0 then
-      redis.call('SET', key, format('%d', nxt), 'PX', ttl(nxt - now))
-    end
-    local delay = 0
-    if QUEUE then delay = tat - now end
-    return 1, 0, floor((tau - (nxt - now)) / interval), nxt - now, 0, delay
+end
+return reply
+`
+
+// luaWindows is the fixed and the sliding window (core/window.go); FITS is the
+// algorithm's admission test and LIFE the lifetime of the state it writes.
+// The state is the string "T N P" (the window's start, its count, and for the
+// sliding window the previous window's count). math.fmod is exact, unlike Lua
+// 5.1's %.
+const luaWindows = luaNow + `
+local reply, W, C, V = {1, now}, {}, {}, {}
+for i = 1, nk do
+  local rate, period = tonumber(ARGV[2 + 2 * i]), tonumber(ARGV[3 + 2 * i])
+  local st, sn, sp = 0, 0, 0
+  local v = redis.call('GET', KEYS[i])
+  if v then
+    local a, b, c = string.match(v, '^(%d+) (%d+) (%d+)$')
+    if not a then return redis.error_reply('ratewarden: malformed state at ' .. KEYS[i]) end
+    st, sn, sp = tonumber(a), tonumber(b), tonumber(c)
   end
-  local r = tau - (tat - now)
-  if r < 0 then r = 0 end
-  return 0, 0, floor(r / interval), tat - now, nxt - tau - now, 0
-end
-`
-
-// luaWindowLoad reads the fixed and sliding windows' state, a string "T N P"
-// (integers written with %d: Lua's tostring keeps only 14 digits).
-const luaWindowLoad = `
-local function load(key)
-  local v = redis.call('GET', key)
-  if not v then return 0, 0, 0 end
-  local t, n, pv = string.match(v, '^(%S+) (%S+) (%S+)$')
-  return tonumber(t), tonumber(n), tonumber(pv)
-end
-`
-
-// luaFixedWindow is core's fixedWindow. math.fmod is exact, unlike Lua 5.1's %.
-const luaFixedWindow = luaWindowLoad + `
-local function decide(st, sn, sp, rate, period, burst, interval, tau, key, commit)
+  reply[3 * i], reply[3 * i + 1], reply[3 * i + 2] = st, sn, sp
   local start = now - math.fmod(now, period)
   if st > start then start = st end
-  local count = 0
+FITS
+end
+if reply[1] == 1 and cost > 0 then
+  for i = 1, nk do
+    local period = tonumber(ARGV[3 + 2 * i])
+    local us = LIFE` + luaTTL + `    redis.call('SET', KEYS[i], string.format('%d %d %d', W[i], C[i], V[i]), 'PX', ms)
+  end
+end
+return reply
+`
+
+// luaFixedWindowFits: Rate per aligned window.
+const luaFixedWindowFits = `  local count = 0
   if st == start then count = sn end
-  local wend = start + period
-  local reset = 0
-  if count > 0 then reset = wend - now end
-  if cost > rate then
-    return 0, 1, rate - count, reset, period, 0
-  end
-  if count + cost <= rate then
-    if commit and cost > 0 then
-      redis.call('SET', key, format('%d %d 0', start, count + cost), 'PX', ttl(wend - now))
-    end
-    if count + cost > 0 then reset = wend - now end
-    return 1, 0, rate - count - cost, reset, 0, 0
-  end
-  return 0, 0, rate - count, reset, wend - now, 0
-end
-`
+  if count + cost > rate then reply[1] = 0 end
+  W[i], C[i], V[i] = start, count + cost, 0`
 
-// luaSlidingWindow is core's slidingWindow, swEstimate and swRetry, with the
-// same double operations in the same order. Go's int64(x) truncates toward
-// zero; x is never negative where it is converted.
-const luaSlidingWindow = luaWindowLoad + `
-local function estimate(prev, cur, elapsed, period)
-  local w = (period - elapsed) / period
-  local pw = prev * w
-  return pw + cur
-end
-
-local function trunc(x)
-  if x >= 0 then return floor(x) end
-  return -floor(-x)
-end
-
-local function retry(prev, cur, start, rate, period)
-  local t
-  if cur + cost <= rate then
-    t = start + trunc(period - (rate - cur - cost) * period / prev)
-  else
-    local need = trunc(period - (rate - cost) * period / cur)
-    if need < 0 then need = 0 end
-    t = start + period + need
-  end
-  if t < now + 1 then t = now + 1 end
-  while true do
-    local e = t - start
-    if e < period then
-      if estimate(prev, cur + cost, e, period) <= rate then break end
-    elseif e < 2 * period then
-      if estimate(cur, cost, e - period, period) <= rate then break end
-    else
-      break
-    end
-    t = t + 1
-  end
-  return t - now
-end
-
-local function decide(st, sn, sp, rate, period, burst, interval, tau, key, commit)
-  local start = now - math.fmod(now, period)
-  if st > start then start = st end
-  local cur, prev = 0, 0
+// luaSlidingWindowFits: prev*(period-elapsed)/period + cur + cost <= rate,
+// with swEstimate's operations in swEstimate's order.
+const luaSlidingWindowFits = `  local cur, prev = 0, 0
   if st == start then
     cur, prev = sn, sp
   elseif st == start - period then
@@ -153,28 +116,21 @@ local function decide(st, sn, sp, rate, period, burst, interval, tau, key, commi
   end
   local elapsed = now - start
   if elapsed < 0 then elapsed = 0 end
-  local wend = start + period
-  if cost <= rate then
-    local est = estimate(prev, cur + cost, elapsed, period)
-    if est <= rate then
-      if commit and cost > 0 then
-        redis.call('SET', key, format('%d %d %d', start, cur + cost, prev), 'PX', ttl(start + 2 * period - now))
-      end
-      local r = rate - est
-      if r <= 0 then r = 0 else r = floor(r) end
-      local reset = 0
-      if cur + cost > 0 then reset = wend + period - now elseif prev > 0 then reset = wend - now end
-      return 1, 0, r, reset, 0, 0
-    end
-  end
-  local r = rate - estimate(prev, cur, elapsed, period)
-  if r <= 0 then r = 0 else r = floor(r) end
-  local reset = 0
-  if cur > 0 then reset = wend + period - now elseif prev > 0 then reset = wend - now end
   if cost > rate then
-    return 0, 1, r, reset, period, 0
+    reply[1] = 0
+  else
+    local w = (period - elapsed) / period
+    local pw = prev * w
+    if pw + (cur + cost) > rate then reply[1] = 0 end
   end
-  return 0, 0, r, reset, retry(prev, cur, start, rate, period), 0
+  W[i], C[i], V[i] = start, cur + cost, prev`
+
+// luaHead is the sliding log's frame: the shared arguments and a ttl function.
+const luaHead = luaNow + `
+local floor = math.floor
+local format = string.format
+
+local function ttl(us)` + luaTTL + `  return ms
 end
 `
 
@@ -211,7 +167,7 @@ local function push(key, ts, count)
   end
 end
 
-local function decide(st, sn, sp, rate, period, burst, interval, tau, key, commit)
+local function decide(st, sn, sp, rate, period, key, commit)
   local total = redis.call('LLEN', key)
   local drop = expired(key, total, now - period)
   local n = total - drop
@@ -245,28 +201,26 @@ local function decide(st, sn, sp, rate, period, burst, interval, tau, key, commi
 end
 `
 
-// luaTail runs core's ApplyAll: with several limits, a dry run of every limit
+// luaTail runs the sliding log as core's ApplyAll does: with several limits, a dry run of every limit
 // first, and a commit only when all admit; the governing decision by core's
 // governs rule; the longest Delay.
 const luaTail = `
-local nl = #KEYS
+local nl = nk
 if nl == 1 then
   local st, sn, sp = load(KEYS[1])
-  local a, x, r, rs, rt, dl = decide(st, sn, sp, tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]),
-    tonumber(ARGV[7]), tonumber(ARGV[8]), KEYS[1], true)
+  local a, x, r, rs, rt, dl = decide(st, sn, sp, tonumber(ARGV[4]), tonumber(ARGV[5]), KEYS[1], true)
   return {a, x, 0, r, rs, rt, dl}
 end
 
 local P, S = {}, {}
 for i = 1, nl do
-  local b = 3 + (i - 1) * 5
-  P[i] = {tonumber(ARGV[b + 1]), tonumber(ARGV[b + 2]), tonumber(ARGV[b + 3]), tonumber(ARGV[b + 4]), tonumber(ARGV[b + 5])}
+  P[i] = {tonumber(ARGV[2 + 2 * i]), tonumber(ARGV[3 + 2 * i])}
   S[i] = {load(KEYS[i])}
 end
 
 local function run(i, commit)
   local p, s = P[i], S[i]
-  return {decide(s[1], s[2], s[3], p[1], p[2], p[3], p[4], p[5], KEYS[i], commit)}
+  return {decide(s[1], s[2], s[3], p[1], p[2], KEYS[i], commit)}
 end
 
 -- d: allowed, exceeds, remaining, reset, retry, delay

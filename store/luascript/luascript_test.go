@@ -3,7 +3,6 @@ package luascript
 import (
 	"crypto/sha1"
 	"encoding/hex"
-	"errors"
 	"strconv"
 	"strings"
 	"testing"
@@ -50,28 +49,28 @@ func TestEncode(t *testing.T) {
 			cfg:  Config{Prefix: "rw:"},
 			req:  core.TakeRequest{Namespace: "api", Key: "1.2.3.4", Algorithm: core.GCRA, Limits: []core.Limit{core.PerSecond(10)}, Cost: 1, Now: t0},
 			keys: []string{"rw:{api:1.2.3.4}:gcra:10/1000000/10"},
-			args: []string{"-1", "1", "0", "10", "1000000", "10", "100000", "1000000"},
+			args: []string{"-1", "1", "0", "100000", "1000000"},
 		},
 		{
 			name: "caller clock, burst, min TTL rounded up to ms",
 			cfg:  Config{CallerClock: true, MinTTL: 1500 * time.Microsecond},
 			req:  core.TakeRequest{Key: "k", Algorithm: core.TokenBucket, Limits: []core.Limit{core.Every(3, time.Second).WithBurst(5)}, Cost: 2, Now: t0},
 			keys: []string{"{:k}:token-bucket:3/1000000/5"},
-			args: []string{"1700000000123456", "2", "2", "3", "1000000", "5", "333334", "1666670"},
+			args: []string{"1700000000123456", "2", "2", "333334", "1666670"},
 		},
 		{
 			name: "several limits: one key per limit, all naming the set",
 			cfg:  Config{Prefix: "p:"},
 			req:  core.TakeRequest{Key: "u", Algorithm: core.SlidingWindow, Limits: []core.Limit{core.PerSecond(2), {Rate: 100, Period: time.Hour}}, Cost: 0, Now: t0},
 			keys: []string{"p:{:u}:sliding-window:2/1000000/2+100/3600000000/100:0", "p:{:u}:sliding-window:2/1000000/2+100/3600000000/100:1"},
-			args: []string{"-1", "0", "0", "2", "1000000", "2", "500000", "1000000", "100", "3600000000", "100", "36000000", "3600000000"},
+			args: []string{"-1", "0", "0", "2", "1000000", "100", "3600000000"},
 		},
 		{
 			name: "braces, percent and colons escaped",
 			cfg:  Config{},
 			req:  core.TakeRequest{Namespace: "a:b#", Key: "}{x:%", Algorithm: core.FixedWindow, Limits: []core.Limit{core.PerMinute(5)}, Cost: 1, Now: t0},
 			keys: []string{"{a%3Ab%23:%7D%7Bx:%25}:fixed-window:5/60000000/5"},
-			args: []string{"-1", "1", "0", "5", "60000000", "5", "12000000", "60000000"},
+			args: []string{"-1", "1", "0", "5", "60000000"},
 		},
 	}
 	for _, tt := range tests {
@@ -88,19 +87,26 @@ func TestEncode(t *testing.T) {
 	}
 }
 
-// TestEncodeParamsMatchCore checks interval and tau against core's figures.
+// TestEncodeParamsMatchCore checks the figures sent against core's: interval
+// and tau for the meters, rate and period for the windows.
 func TestEncodeParamsMatchCore(t *testing.T) {
 	for _, l := range []core.Limit{
 		core.PerSecond(3), core.PerMinute(7).WithBurst(100), core.PerHour(1), core.Every(999_983, time.Second),
 		{Rate: 1, Period: core.MaxPeriod}, core.Every(100, 10*time.Second),
 	} {
-		call, err := Config{}.Encode(core.TakeRequest{Algorithm: core.GCRA, Limits: []core.Limit{l}, Cost: 1})
-		require.NoError(t, err, l.String())
 		iv := l.EmissionInterval().Microseconds()
-		want := []string{
-			itoa(l.Rate), itoa(l.Period.Microseconds()), itoa(l.EffectiveBurst()), itoa(iv), itoa(iv * l.EffectiveBurst()),
+		for _, alg := range core.Algorithms() {
+			if alg.ValidateLimit(l) != nil {
+				continue
+			}
+			call, err := Config{}.Encode(core.TakeRequest{Algorithm: alg, Limits: []core.Limit{l}, Cost: 1})
+			require.NoError(t, err, l.String())
+			want := []string{itoa(l.Rate), itoa(l.Period.Microseconds())}
+			if alg.OneWord() {
+				want = []string{itoa(iv), itoa(iv * l.EffectiveBurst())}
+			}
+			assert.Equal(t, want, call.Args[3:], "%s %s", alg, l)
 		}
-		assert.Equal(t, want, call.Args[3:], l.String())
 	}
 }
 
@@ -219,9 +225,9 @@ func TestConfigValidate(t *testing.T) {
 	}
 }
 
-func TestDecode(t *testing.T) {
+func TestDecodeDecision(t *testing.T) {
 	limits := []core.Limit{core.PerSecond(10).Named("a"), core.PerHour(100).Named("b")}
-	req := core.TakeRequest{Algorithm: core.LeakyBucket, Limits: limits}
+	req := core.TakeRequest{Algorithm: core.SlidingLog, Limits: limits}
 	tests := []struct {
 		name  string
 		reply []int64
@@ -247,12 +253,76 @@ func TestDecode(t *testing.T) {
 			d, err := Decode(req, tt.reply)
 			if tt.err {
 				require.ErrorIs(t, err, ErrReply)
-				assert.True(t, errors.Is(err, ErrReply))
 				return
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, d)
 		})
+	}
+}
+
+// TestDecodeStates: the meter and window replies carry the states the script
+// read; Decode must give core's decision on them and refuse a reply whose
+// verdict core does not share.
+func TestDecodeStates(t *testing.T) {
+	now := t0.UnixMicro()
+	limits := []core.Limit{core.PerSecond(10).Named("a"), core.PerHour(100).Named("b")}
+	check := func(alg core.Algorithm, states []core.State, cost int64) (core.Decision, []int64) {
+		t.Helper()
+		want, err := alg.ApplyAll(append([]core.State(nil), states...), limits, cost, now)
+		require.NoError(t, err)
+		reply := []int64{0, now}
+		if want.Allowed {
+			reply[0] = 1
+		}
+		for _, s := range states {
+			reply = append(reply, s.T)
+			if !alg.OneWord() {
+				reply = append(reply, s.N, s.P)
+			}
+		}
+		return want, reply
+	}
+	cases := []struct {
+		name   string
+		alg    core.Algorithm
+		states []core.State
+		cost   int64
+	}{
+		{"fresh leaky bucket", core.LeakyBucket, make([]core.State, 2), 1},
+		{"busy leaky bucket queues", core.LeakyBucket, []core.State{{T: now + 300_000}, {T: now}}, 1},
+		{"gcra denied by the second limit", core.GCRA, []core.State{{}, {T: now + 3_600_000_000}}, 1},
+		{"gcra exceeds", core.GCRA, make([]core.State, 2), 11},
+		{"sliding window with a previous window", core.SlidingWindow, []core.State{{T: now - now%1_000_000 - 1_000_000, N: 9}, {}}, 2},
+		{"fixed window full", core.FixedWindow, []core.State{{T: now - now%1_000_000, N: 10}, {}}, 1},
+		{"peek", core.TokenBucket, []core.State{{T: now + 50_000}, {}}, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			req := core.TakeRequest{Algorithm: c.alg, Limits: limits, Cost: c.cost}
+			want, reply := check(c.alg, c.states, c.cost)
+			got, err := Decode(req, reply)
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
+
+			bad := append([]int64(nil), reply...)
+			bad[0] = 1 - bad[0]
+			_, err = Decode(req, bad)
+			assert.ErrorIs(t, err, ErrReply, "a verdict core does not share")
+		})
+	}
+	req := core.TakeRequest{Algorithm: core.SlidingWindow, Limits: limits, Cost: 1}
+	for name, reply := range map[string][]int64{
+		"nil":            nil,
+		"short":          {1, now, 0, 0, 0},
+		"long":           {1, now, 0, 0, 0, 0, 0, 0, 0},
+		"bad flag":       {2, now, 0, 0, 0, 0, 0, 0},
+		"negative time":  {1, -1, 0, 0, 0, 0, 0, 0},
+		"time past max":  {1, core.MaxTime + 1, 0, 0, 0, 0, 0, 0},
+		"negative state": {1, now, 0, -1, 0, 0, 0, 0},
+	} {
+		_, err := Decode(req, reply)
+		assert.ErrorIs(t, err, ErrReply, name)
 	}
 }
 

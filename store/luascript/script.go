@@ -4,6 +4,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
+	"strings"
 
 	"github.com/ratewarden/ratewarden/core"
 )
@@ -24,18 +25,16 @@ var scripts = func() [core.GCRA + 1]*Script {
 	for _, a := range core.Algorithms() {
 		var body string
 		switch a {
-		case core.TokenBucket, core.GCRA:
-			body = "local QUEUE = false\n" + luaMeter
-		case core.LeakyBucket:
-			body = "local QUEUE = true\n" + luaMeter
+		case core.TokenBucket, core.GCRA, core.LeakyBucket:
+			body = luaMeter
 		case core.FixedWindow:
-			body = luaFixedWindow
+			body = strings.NewReplacer("FITS", luaFixedWindowFits, "LIFE", "W[i] + period - now").Replace(luaWindows)
 		case core.SlidingWindow:
-			body = luaSlidingWindow
+			body = strings.NewReplacer("FITS", luaSlidingWindowFits, "LIFE", "W[i] + 2 * period - now").Replace(luaWindows)
 		case core.SlidingLog:
-			body = luaSlidingLog
+			body = luaHead + luaSlidingLog + luaTail
 		}
-		src := "-- ratewarden " + a.String() + "\n" + luaHead + body + luaTail
+		src := "-- ratewarden " + a.String() + "\n" + body
 		sum := sha1.Sum([]byte(src))
 		s[a] = &Script{Algorithm: a, Source: src, SHA1: hex.EncodeToString(sum[:])}
 	}
