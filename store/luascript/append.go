@@ -15,15 +15,23 @@ func (c Config) AppendCall(dst []any, req core.TakeRequest) (*Script, []any, err
 	if err != nil {
 		return nil, dst, err
 	}
-	keys := c.keys(req, encs)
+	var kbuf [8]string
+	keys := c.appendKeys(kbuf[:0], req, encs)
 	dst = append(dst, len(keys))
 	for _, k := range keys {
 		dst = append(dst, k)
 	}
-	dst = append(dst, now, req.Cost, ceilMillis(c.MinTTL))
+	var t any = boxedServerTime
+	if now >= 0 {
+		t = now
+	}
+	dst = append(dst, t, req.Cost, ceilMillis(c.MinTTL))
 	for _, e := range encs {
 		a := e.argsAny(req.Algorithm)
 		dst = append(dst, a[0], a[1])
 	}
 	return scripts[req.Algorithm], dst, nil
 }
+
+// boxedServerTime is serverTime as an interface value, boxed once.
+var boxedServerTime any = int64(-1)

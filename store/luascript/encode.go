@@ -83,21 +83,41 @@ type Call struct {
 // and '#' in the namespace as %3A, %23); a tag longer than MaxTagLen becomes
 // '#' and the hex SHA-256 of the namespace and key.
 func (c Config) Encode(req core.TakeRequest) (Call, error) {
-	var buf [8]*encodedLimit
-	now, encs, err := c.check(req, buf[:0])
+	sc, nk, strs, err := c.AppendStrings(nil, req)
 	if err != nil {
 		return Call{}, err
 	}
-	args := make([]string, 3, 3+2*len(encs))
-	args[0] = strconv.FormatInt(now, 10)
-	args[1] = strconv.FormatInt(req.Cost, 10)
-	args[2] = strconv.FormatInt(ceilMillis(c.MinTTL), 10)
+	return Call{Script: sc, Keys: strs[:nk:nk], Args: strs[nk:]}, nil
+}
+
+// AppendStrings is Encode appending the call's KEYS and then its ARGV to dst,
+// for clients that take both as strings (rueidis): it returns the script, the
+// number of keys, and dst extended. With a dst of room enough (a stack array
+// of 16 holds any request of up to 4 limits) it allocates only the key.
+func (c Config) AppendStrings(dst []string, req core.TakeRequest) (*Script, int, []string, error) {
+	var buf [8]*encodedLimit
+	now, encs, err := c.check(req, buf[:0])
+	if err != nil {
+		return nil, 0, dst, err
+	}
+	if n := len(dst) + len(encs) + 3 + 2*len(encs); cap(dst) < n {
+		dst = append(make([]string, 0, n), dst...)
+	}
+	dst = c.appendKeys(dst, req, encs)
+	now1 := serverTime
+	if now >= 0 {
+		now1 = strconv.FormatInt(now, 10)
+	}
+	dst = append(dst, now1, strconv.FormatInt(req.Cost, 10), strconv.FormatInt(ceilMillis(c.MinTTL), 10))
 	for _, e := range encs {
 		a := e.args(req.Algorithm)
-		args = append(args, a[0], a[1])
+		dst = append(dst, a[0], a[1])
 	}
-	return Call{Script: scripts[req.Algorithm], Keys: c.keys(req, encs), Args: args}, nil
+	return scripts[req.Algorithm], len(encs), dst, nil
 }
+
+// serverTime is the time argument that asks a script for the server's TIME.
+const serverTime = "-1"
 
 // check validates c and req as core would, and returns the time to send (-1
 // for the server's) and the limits' encodings, appended to dst.
@@ -125,7 +145,7 @@ func (c Config) Keys(req core.TakeRequest) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.keys(req, encs), nil
+	return c.appendKeys(make([]string, 0, len(encs)), req, encs), nil
 }
 
 // Decode turns a script's reply into the decision for req, with Limit and
@@ -252,8 +272,9 @@ func ceilMillis(d time.Duration) int64 {
 	return int64((d + time.Millisecond - 1) / time.Millisecond)
 }
 
-// keys names req's keys from the limits' encodings; req has been checked.
-func (c Config) keys(req core.TakeRequest, encs []*encodedLimit) []string {
+// appendKeys appends req's keys, named from the limits' encodings, to dst;
+// req has been checked.
+func (c Config) appendKeys(dst []string, req core.TakeRequest, encs []*encodedLimit) []string {
 	alg := req.Algorithm.String()
 	n := len(c.Prefix) + len(req.Namespace) + len(req.Key) + len(alg) + 8
 	for _, e := range encs {
@@ -275,13 +296,12 @@ func (c Config) keys(req core.TakeRequest, encs []*encodedLimit) []string {
 	}
 	base := b.String()
 	if len(encs) == 1 {
-		return []string{base}
+		return append(dst, base)
 	}
-	keys := make([]string, len(encs))
-	for i := range keys {
-		keys[i] = base + ":" + strconv.Itoa(i)
+	for i := range encs {
+		dst = append(dst, base+":"+strconv.Itoa(i))
 	}
-	return keys
+	return dst
 }
 
 // writeTag writes the hash tag's content for namespace ns and key.

@@ -361,7 +361,22 @@ func TestAppendCallMatchesEncode(t *testing.T) {
 			}
 		}
 	}
-	_, _, err := Config{}.AppendCall(nil, core.TakeRequest{Algorithm: core.GCRA})
+	for _, cfg := range []Config{{Prefix: "p:"}, {CallerClock: true, MinTTL: time.Second}} {
+		for _, req := range reqs {
+			call, err := cfg.Encode(req)
+			require.NoError(t, err)
+			var buf [2]string
+			sc, nk, got, err := cfg.AppendStrings(append(buf[:0], "keep"), req)
+			require.NoError(t, err)
+			assert.Same(t, call.Script, sc)
+			assert.Equal(t, len(call.Keys), nk)
+			assert.Equal(t, append(append([]string{"keep"}, call.Keys...), call.Args...), got, "appended after what dst held")
+		}
+	}
+	_, _, dst, err := Config{}.AppendStrings([]string{"keep"}, core.TakeRequest{Algorithm: core.GCRA, Cost: -1, Limits: []core.Limit{core.PerSecond(1)}})
+	assert.ErrorIs(t, err, core.ErrInvalidCost)
+	assert.Equal(t, []string{"keep"}, dst, "dst unchanged on error")
+	_, _, err = Config{}.AppendCall(nil, core.TakeRequest{Algorithm: core.GCRA})
 	assert.ErrorIs(t, err, core.ErrInvalidLimit)
 	_, _, err = Config{Prefix: "{"}.AppendCall(nil, reqs[0])
 	assert.ErrorIs(t, err, core.ErrInvalidOption)

@@ -38,8 +38,9 @@ const DefaultLocalCacheSize = luascript.DefaultLocalCacheSize
 // redis.UniversalClient: a single node, Sentinel failover or Cluster. It is
 // safe for concurrent use.
 type Store struct {
-	client redis.UniversalClient
-	front  *luascript.Front
+	client  redis.UniversalClient
+	front   *luascript.Front
+	backend luascript.Backend // made once: boxing it per call would allocate
 }
 
 // Option configures a Store. The options are store/luascript's, shared with
@@ -78,7 +79,7 @@ func New(client redis.UniversalClient, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Store{client: client, front: front}, nil
+	return &Store{client: client, front: front, backend: backend{client}}, nil
 }
 
 // honoursContext reports whether a client of a known type bounds its socket
@@ -101,7 +102,7 @@ func honoursContext(c redis.UniversalClient) bool {
 // returns an error wrapping ErrRedis. A request whose denial is in the local
 // cache is denied again without a call.
 func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, error) {
-	return s.front.Take(ctx, req, backend{s.client})
+	return s.front.Take(ctx, req, s.backend)
 }
 
 // Reset forgets req's key under req's algorithm and limits (req.Cost and
@@ -109,7 +110,7 @@ func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, 
 // cached by other Store values (other application instances) run out on their
 // own, at their RetryAfter.
 func (s *Store) Reset(ctx context.Context, req core.TakeRequest) error {
-	return s.front.Reset(ctx, req, backend{s.client})
+	return s.front.Reset(ctx, req, s.backend)
 }
 
 // backend sends the store's calls through go-redis.

@@ -40,8 +40,9 @@ const DefaultLocalCacheSize = luascript.DefaultLocalCacheSize
 // scripts and keys, so the two can share a Redis. It is safe for concurrent
 // use.
 type Store struct {
-	client rueidis.Client
-	front  *luascript.Front
+	client  rueidis.Client
+	front   *luascript.Front
+	backend luascript.Backend // made once: boxing it per call would allocate
 }
 
 // Option configures a Store. The options are store/luascript's, shared with
@@ -74,7 +75,7 @@ func New(client rueidis.Client, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Store{client: client, front: front}, nil
+	return &Store{client: client, front: front, backend: backend{client}}, nil
 }
 
 // Take decides req in one round trip to Redis and, when it is admitted, spends
@@ -83,7 +84,7 @@ func New(client rueidis.Client, opts ...Option) (*Store, error) {
 // returns an error wrapping ErrRedis. A request whose denial is in the local
 // cache is denied again without a call.
 func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, error) {
-	return s.front.Take(ctx, req, backend{s.client})
+	return s.front.Take(ctx, req, s.backend)
 }
 
 // Reset forgets req's key under req's algorithm and limits (req.Cost and
@@ -91,7 +92,7 @@ func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, 
 // cached by other Store values (other application instances) run out on their
 // own, at their RetryAfter.
 func (s *Store) Reset(ctx context.Context, req core.TakeRequest) error {
-	return s.front.Reset(ctx, req, backend{s.client})
+	return s.front.Reset(ctx, req, s.backend)
 }
 
 // backend sends the store's calls through rueidis.
@@ -102,28 +103,25 @@ func (b backend) Del(ctx context.Context, keys []string) error {
 	return b.client.Do(ctx, b.client.B().Del().Key(keys...).Build()).Error()
 }
 
-// Eval encodes req and sends it; see run.
-func (b backend) Eval(ctx context.Context, cfg *luascript.Config, req core.TakeRequest) ([]int64, error) {
-	call, err := cfg.Encode(req)
-	if err != nil {
-		return nil, err
-	}
-	return b.run(ctx, call)
-}
-
-// run sends call with EVALSHA, and with EVAL when the server does not hold the
-// script (NOSCRIPT: a restarted or flushed Redis, or a new cluster node). A
-// NOSCRIPT reply means the script did not run, so sending EVAL is not a replay.
+// Eval encodes req and sends it once: EVALSHA, and EVAL when the server does
+// not hold the script (NOSCRIPT: a restarted or flushed Redis, or a new cluster
+// node). A NOSCRIPT reply means the script did not run, so sending EVAL is not
+// a replay.
 //
 // The commands are built without rueidis's retryable flag, so rueidis never
 // sends them twice after a network error (it retries only commands marked
 // retryable, and follows MOVED and ASK, which mean the script did not run).
-func (b backend) run(ctx context.Context, call luascript.Call) ([]int64, error) {
+func (b backend) Eval(ctx context.Context, cfg *luascript.Config, req core.TakeRequest) ([]int64, error) {
+	var buf [16]string // keys and arguments of up to four limits, on the stack
+	sc, nk, strs, err := cfg.AppendStrings(buf[:0], req)
+	if err != nil {
+		return nil, err
+	}
+	keys, args := strs[:nk], strs[nk:]
 	cmd := b.client.B()
-	n := int64(len(call.Keys))
-	resp := b.client.Do(ctx, cmd.Evalsha().Sha1(call.Script.SHA1).Numkeys(n).Key(call.Keys...).Arg(call.Args...).Build())
+	resp := b.client.Do(ctx, cmd.Evalsha().Sha1(sc.SHA1).Numkeys(int64(nk)).Key(keys...).Arg(args...).Build())
 	if rerr, ok := rueidis.IsRedisErr(resp.Error()); ok && rerr.IsNoScript() {
-		resp = b.client.Do(ctx, cmd.Eval().Script(call.Script.Source).Numkeys(n).Key(call.Keys...).Arg(call.Args...).Build())
+		resp = b.client.Do(ctx, cmd.Eval().Script(sc.Source).Numkeys(int64(nk)).Key(keys...).Arg(args...).Build())
 	}
 	if err := resp.Error(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRedis, err)
