@@ -206,23 +206,16 @@ func (s *Store) Reset(_ context.Context, req core.TakeRequest) error {
 // tag hashes the request's identity: namespace, key, algorithm and limits.
 // Its top bits pick the shard, its low bits the slot; bit 0 is left clear for
 // the reference bit and bit 2 is set so a tag is never an empty or dead slot.
-// The key's seeded hash is uniform, so xoring in the (unseeded) fingerprint
-// keeps it so; only the namespace, chosen by the application, needs a mix.
+// The seeded hash of the namespace and key is uniform, so xoring in the
+// (unseeded) fingerprint of the limits keeps it so.
 func (s *Store) tag(req *core.TakeRequest) uint64 {
-	h := maphash.String(s.seed, req.Key)
-	if req.Namespace != "" {
-		h = mix(h ^ maphash.String(s.seed, req.Namespace))
+	var h uint64
+	if req.Namespace == "" {
+		h = maphash.String(s.seed, req.Key)
+	} else {
+		h = maphash.Comparable(s.seed, [2]string{req.Namespace, req.Key})
 	}
 	return (h ^ req.Fingerprint() | 4) &^ 1
-}
-
-// mix is the splitmix64 finalizer.
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
 }
 
 func (s *Store) sweeper() {
