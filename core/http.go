@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unsafe"
 )
 
 // HTTPPolicy is the framework-neutral HTTP behaviour every adapter shares: it
@@ -42,8 +43,9 @@ import (
 // (HTTPOutcome.Wait), at most WithMaxDelay.
 //
 // An HTTPPolicy is safe for concurrent use and immutable once built. An
-// allowed request costs at most one allocation (its HTTPOutcome), with every
-// header; none when the adapter can Release the outcome.
+// allowed request whose outcome the adapter Releases costs no allocation in
+// the policy; storing its headers in a net/http Header map (SetHeaders) costs
+// one.
 type HTTPPolicy struct {
 	lim        *Limiter
 	key        KeyFunc
@@ -322,9 +324,10 @@ func (p *HTTPPolicy) DecisionInContext() bool { return p.inContext }
 
 // Release hands an outcome back for reuse by later Decide calls, which saves
 // its allocation. Call it only when nothing refers to the outcome any more:
-// its header values were copied (fasthttp's Set copies; net/http's Header map
-// keeps them, so net/http adapters never release) and its Context was not
-// used. Releasing an outcome the policy shares is a no-op.
+// its header values were copied (fasthttp's Set copies; SetHeaders gives a
+// net/http Header map values of their own, whereas storing Header's values
+// there does not) and its Context was not used. Releasing an outcome the
+// policy shares is a no-op.
 func (p *HTTPPolicy) Release(o *HTTPOutcome) {
 	if o.pooled {
 		p.pool.Put(o)
@@ -428,7 +431,9 @@ func response(resp HTTPResponse, status int, head bool) *HTTPResponse {
 }
 
 // setHeaders fills o's headers for d. Values that change per request are
-// formatted into o.buf; the others were built once by precompute.
+// formatted once, into o.buf: with the IETF headers on, the RateLimit field
+// is written whole and the remaining and reset figures are slices of it. The
+// other values were built once by precompute.
 func (p *HTTPPolicy) setHeaders(o *HTTPOutcome, d *Decision) {
 	lh := &p.perLimit[d.Index]
 	remaining := max(d.Remaining, 0)
@@ -438,39 +443,44 @@ func (p *HTTPPolicy) setHeaders(o *HTTPOutcome, d *Decision) {
 		// denial both say when the request could pass.
 		reset = max(ceilSeconds(d.RetryAfter), 1)
 	}
-	resetSlot := o.addValue(o.appendInt(reset))
+	ietf := p.headers&IETFHeaders != 0
+	var resetSlot, remSlot, rlSlot uint8
+	if ietf {
+		// "name";r=<remaining>;t=<reset>. A long limit name overflows o.buf:
+		// append then moves the field to the heap, with an allocation.
+		b := append(o.buf[:0], lh.rlPrefix...)
+		r0 := len(b)
+		b = strconv.AppendInt(b, remaining, 10)
+		r1 := len(b)
+		b = append(b, ";t="...)
+		t0 := len(b)
+		b = strconv.AppendInt(b, reset, 10)
+		if cap(b) == len(o.buf) {
+			o.n = uint8(len(b))
+		} else {
+			o.spilled = true
+		}
+		// b is never written again: the strings below may share it.
+		field := unsafe.String(&b[0], len(b))
+		resetSlot = o.addValue(field[t0:], uint8(t0))
+		remSlot = o.addValue(field[r0:r1], uint8(r0))
+		rlSlot = o.addValue(field, 0)
+	} else {
+		resetSlot = o.appendInt(reset)
+		remSlot = o.appendInt(remaining)
+	}
 	if !d.Allowed {
 		o.addHeader(hRetryAfter, resetSlot)
 	}
 	if p.headers&XRateLimitHeaders != 0 {
 		o.addHeader(hXLimit, 0)
-		o.addHeader(hXRemaining, o.addValue(o.appendInt(remaining)))
+		o.addHeader(hXRemaining, remSlot)
 		o.addHeader(hXReset, resetSlot)
 	}
-	if p.headers&IETFHeaders != 0 {
+	if ietf {
 		o.addHeader(hPolicy, 0)
-		need := len(lh.rlPrefix) + digits(remaining) + len(";t=") + digits(reset)
-		if int(o.n)+need > len(o.buf) {
-			// A long limit name: off the buffer, with an allocation.
-			o.addHeader(hRateLimit, o.addValue(lh.rlPrefix+strconv.FormatInt(remaining, 10)+";t="+strconv.FormatInt(reset, 10)))
-			return
-		}
-		start := int(o.n)
-		b := strconv.AppendInt(append(o.buf[:o.n], lh.rlPrefix...), remaining, 10)
-		b = strconv.AppendInt(append(b, ";t="...), reset, 10)
-		o.n = uint8(len(b))
-		o.addHeader(hRateLimit, o.addValue(o.str(start)))
+		o.addHeader(hRateLimit, rlSlot)
 	}
-}
-
-// digits is the length of v in decimal (v >= 0).
-func digits(v int64) int {
-	n := 1
-	for v >= 10 {
-		v /= 10
-		n++
-	}
-	return n
 }
 
 // ceilSeconds rounds d up to whole seconds, as delay-seconds fields want.

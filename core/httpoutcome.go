@@ -45,9 +45,10 @@ var headerNames = [...]string{
 // do, with which headers. Outcomes are read-only; the policy shares one
 // between requests when it carries nothing specific to the request.
 //
-// An allowed request costs one allocation: its outcome, which also holds the
-// formatted header values and serves as the context of Context (see
-// HTTPPolicy.Release).
+// An outcome holds the formatted header values and serves as the context of
+// Context. Adapters hand it back with HTTPPolicy.Release once they have copied
+// its headers (fasthttp's Set copies; SetHeaders gives a net/http Header map
+// values of its own), so an allowed request costs no outcome allocation.
 type HTTPOutcome struct {
 	// Action is what the adapter must do.
 	Action HTTPAction
@@ -58,7 +59,9 @@ type HTTPOutcome struct {
 	nh      uint8                    // headers used
 	nv      uint8                    // vals used
 	n       uint8                    // buf used
+	spilled bool                     // vals lie off buf (a long RateLimit field)
 	hdrs    [maxOutcomeHeaders]uint8 // headerName | value slot<<4
+	start   [outcomeVals]uint8       // where each of vals starts in buf
 	// Decision is the limiter's decision, when Decided. When Action is HTTPPass,
 	// Decision.Delay is how long to hold the request before passing it on (the
 	// leaky bucket's queue; see Wait).
@@ -69,9 +72,16 @@ type HTTPOutcome struct {
 
 	p      *HTTPPolicy
 	parent context.Context
-	vals   [3]string // reset, remaining, RateLimit
-	buf    [64]byte
+	vals   [outcomeVals]string // reset, remaining, RateLimit (a value may serve two headers)
+	buf    [outcomeBufLen]byte
 }
+
+// outcomeBufLen is the room for an outcome's formatted values: the RateLimit
+// field of a limit named up to 18 bytes, whatever its figures.
+const outcomeBufLen = 64
+
+// outcomeVals is the number of per-request values: reset, remaining, RateLimit.
+const outcomeVals = 3
 
 // NumHeaders returns the number of headers to set on the response, whatever
 // the action.
@@ -79,9 +89,10 @@ func (o *HTTPOutcome) NumHeaders() int { return int(o.nh) }
 
 // Header returns the i-th header to set (0 <= i < NumHeaders): its canonical
 // name (as net/http's Header keys) and its value as a one-element slice with
-// no spare capacity, ready to be stored in a net/http Header map without
-// allocating (a header the application already set is replaced). The slice
-// may be shared between responses: replace it, never write into it.
+// no spare capacity. The value lies in the outcome: it is valid until the
+// outcome is Released, so copy it (fasthttp's Set does) or use SetHeaders,
+// whose values outlive the outcome. The slice may be shared between
+// responses: never write into it.
 func (o *HTTPOutcome) Header(i int) (name string, values []string) {
 	switch k := headerName(o.hdrs[i] & 0xf); k {
 	case hXLimit:
@@ -119,29 +130,69 @@ func (o *HTTPOutcome) Context(parent context.Context) context.Context {
 	return outcomeContext{o}
 }
 
+// SetHeaders stores the outcome's headers in h, a net/http Header map
+// (replacing any value the application set there), with values of their own:
+// they stay valid after the outcome is Released. It costs one allocation when
+// the outcome has per-request values, none otherwise.
+func (o *HTTPOutcome) SetHeaders(h map[string][]string) {
+	if o.nh == 0 {
+		return
+	}
+	var vals *[outcomeVals]string
+	if o.nv > 0 {
+		hv := new(headerValues)
+		if o.spilled {
+			hv.vals = o.vals
+		} else {
+			copy(hv.buf[:o.n], o.buf[:o.n])
+			for j := range o.nv {
+				// hv.buf is written once, here, and never again.
+				hv.vals[j] = unsafe.String(&hv.buf[o.start[j]], len(o.vals[j]))
+			}
+		}
+		vals = &hv.vals
+	}
+	for i := range o.nh {
+		switch k := headerName(o.hdrs[i] & 0xf); k {
+		case hXLimit:
+			h[HeaderXRateLimitLimit] = o.p.perLimit[o.Decision.Index].limitVals
+		case hPolicy:
+			h[HeaderRateLimitPolicy] = o.p.policyVals
+		default:
+			j := o.hdrs[i] >> 4
+			h[headerNames[k]] = vals[j : j+1 : j+1]
+		}
+	}
+}
+
+// headerValues are the per-request values SetHeaders hands to a Header map,
+// which keeps them after the outcome is reused.
+type headerValues struct {
+	vals [outcomeVals]string
+	buf  [outcomeBufLen]byte
+}
+
 func (o *HTTPOutcome) addHeader(k headerName, slot uint8) {
 	o.hdrs[o.nh] = uint8(k) | slot<<4
 	o.nh++
 }
 
-func (o *HTTPOutcome) addValue(v string) uint8 {
-	o.vals[o.nv] = v
+// addValue adds a value that starts at start in buf (unless spilled) and
+// returns its slot.
+func (o *HTTPOutcome) addValue(v string, start uint8) uint8 {
+	o.vals[o.nv], o.start[o.nv] = v, start
 	o.nv++
 	return o.nv - 1
 }
 
-// appendInt formats v into the outcome's buffer and returns it as a string.
-func (o *HTTPOutcome) appendInt(v int64) string {
-	start := int(o.n)
+// appendInt formats v into the outcome's buffer, adds it as a value and
+// returns its slot. The buffer has room for any two values.
+func (o *HTTPOutcome) appendInt(v int64) uint8 {
+	start := o.n
 	o.n = uint8(len(strconv.AppendInt(o.buf[:o.n], v, 10)))
-	return o.str(start)
-}
-
-// str returns buf[start:n] as a string without copying. This is safe because
-// a region of buf is written once, before its string is made, and never again:
-// the outcome is read-only once Decide returns.
-func (o *HTTPOutcome) str(start int) string {
-	return unsafe.String(&o.buf[start], int(o.n)-start)
+	// buf[start:n] is written once, here, before its string is made, and never
+	// again: the outcome is read-only once Decide returns.
+	return o.addValue(unsafe.String(&o.buf[start], int(o.n-start)), start)
 }
 
 // outcomeContext is the context Context returns: the parent, plus the decision.

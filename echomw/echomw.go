@@ -49,12 +49,10 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (echo.MiddlewareFunc, error
 			views.Put(v)
 			w := c.Response()
 			h := w.Header()
-			for i := range o.NumHeaders() {
-				name, values := o.Header(i)
-				h[name] = values
-			}
+			o.SetHeaders(h)
 			if o.Action == core.HTTPRespond {
 				resp := o.Response
+				p.Release(o)
 				if resp.ContentType != "" {
 					h.Set(echo.HeaderContentType, resp.ContentType)
 				}
@@ -63,12 +61,13 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (echo.MiddlewareFunc, error
 				return err
 			}
 			if !o.Wait(ctx) {
+				p.Release(o)
 				return nil // the client left while the request was held
 			}
 			if o.Decided && inContext {
 				c.SetRequest(r.WithContext(o.Context(ctx)))
-			} else if o.NumHeaders() == 0 {
-				p.Release(o) // nothing refers to it: no header value, no context
+			} else {
+				p.Release(o) // nothing refers to it: the header map has its own values
 			}
 			return next(c)
 		}

@@ -36,12 +36,10 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (gin.HandlerFunc, error) {
 		ctx := c.Request.Context()
 		o := p.Decide(ctx, request{c})
 		h := c.Writer.Header()
-		for i := range o.NumHeaders() {
-			name, values := o.Header(i)
-			h[name] = values
-		}
+		o.SetHeaders(h)
 		if o.Action == core.HTTPRespond {
 			resp := o.Response
+			p.Release(o)
 			if resp.ContentType != "" {
 				h.Set("Content-Type", resp.ContentType)
 			}
@@ -51,13 +49,14 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (gin.HandlerFunc, error) {
 			return
 		}
 		if !o.Wait(ctx) {
+			p.Release(o)
 			c.Abort() // the client left while the request was held
 			return
 		}
 		if o.Decided && inContext {
 			c.Request = c.Request.WithContext(o.Context(ctx))
-		} else if o.NumHeaders() == 0 {
-			p.Release(o) // nothing refers to it: no header value, no context
+		} else {
+			p.Release(o) // nothing refers to it: the header map has its own values
 		}
 		c.Next()
 	}, nil

@@ -36,14 +36,13 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (func(http.Handler) http.Ha
 	inContext := p.DecisionInContext()
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			o := p.Decide(r.Context(), request{r})
+			ctx := r.Context()
+			o := p.Decide(ctx, request{r})
 			h := w.Header()
-			for i := range o.NumHeaders() {
-				name, values := o.Header(i)
-				h[name] = values
-			}
+			o.SetHeaders(h)
 			if o.Action == core.HTTPRespond {
 				resp := o.Response
+				p.Release(o)
 				if resp.ContentType != "" {
 					h.Set("Content-Type", resp.ContentType)
 				}
@@ -51,13 +50,14 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (func(http.Handler) http.Ha
 				_, _ = w.Write(resp.Body)
 				return
 			}
-			if !o.Wait(r.Context()) {
+			if !o.Wait(ctx) {
+				p.Release(o)
 				return // the client left while the request was held
 			}
 			if o.Decided && inContext {
-				r = r.WithContext(o.Context(r.Context()))
-			} else if o.NumHeaders() == 0 {
-				p.Release(o) // nothing refers to it: no header value, no context
+				r = r.WithContext(o.Context(ctx))
+			} else {
+				p.Release(o) // nothing refers to it: the header map has its own values
 			}
 			next.ServeHTTP(w, r)
 		})

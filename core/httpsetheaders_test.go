@@ -1,0 +1,82 @@
+package core_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewarden/ratewarden/core"
+)
+
+// SetHeaders stores what Header lists, with values that outlive the outcome:
+// released and reused for other figures, it leaves the map as it was.
+func TestSetHeadersOutlivesRelease(t *testing.T) {
+	long := strings.Repeat("n", 40) // spills the outcome's buffer
+	for _, tt := range []struct {
+		name  string
+		limit core.Limit
+		opts  []core.HTTPOption
+	}{
+		{"all headers", core.PerMinute(3), nil},
+		{"long limit name", core.PerMinute(3).Named(long), nil},
+		{"x-ratelimit only", core.PerMinute(3), []core.HTTPOption{core.WithHeaders(core.XRateLimitHeaders)}},
+		{"ietf only", core.PerMinute(3), []core.HTTPOption{core.WithHeaders(core.IETFHeaders)}},
+		{"no headers", core.PerMinute(3), []core.HTTPOption{core.WithHeaders(0)}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p, clk := newPolicy(t, &mapStore{}, core.GCRA, tt.limit, nil, tt.opts...)
+			ctx := context.Background()
+			var kept []http.Header
+			var want []map[string]string
+			for range 4 { // the fourth is denied, with Retry-After
+				o := p.Decide(ctx, get("a"))
+				h := http.Header{}
+				o.SetHeaders(h)
+				w := headerMap(o)
+				for k, v := range w {
+					w[k] = strings.Clone(v) // Header's values die with the outcome
+				}
+				kept, want = append(kept, h), append(want, w)
+				p.Release(o)
+				clk.Advance(time.Second)
+			}
+			assert.Equal(t, "17", want[3]["Retry-After"], "the fourth request is denied")
+			for i, h := range kept {
+				got := map[string]string{}
+				for name, vals := range h {
+					require.Len(t, vals, 1)
+					got[name] = vals[0]
+				}
+				assert.Equal(t, want[i], got, "request %d", i)
+			}
+		})
+	}
+}
+
+func TestSetHeadersAllocations(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		opts   []core.HTTPOption
+		allocs float64
+	}{
+		{"all headers", nil, 1},
+		{"no headers", []core.HTTPOption{core.WithHeaders(0)}, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p, _ := newPolicy(t, &localStore{}, core.GCRA, core.PerSecond(1_000_000), nil, tt.opts...)
+			r := get("192.0.2.1")
+			h := http.Header{}
+			allocs := testing.AllocsPerRun(200, func() {
+				o := p.Decide(context.Background(), r)
+				o.SetHeaders(h)
+				p.Release(o)
+			})
+			assert.Equal(t, tt.allocs, allocs)
+		})
+	}
+}
