@@ -205,14 +205,20 @@ func IP(opts ...IPOption) (core.KeyFunc, error) {
 }
 
 func (c *ipConfig) key(r core.HTTPRequest) (string, error) {
-	peer, peerText, ok := parseHostPort(r.RemoteAddr())
-	if !ok {
-		return "", errPeer
+	addr := r.RemoteAddr()
+	// The common case first: an IPv4 peer written canonically.
+	peer, peerText, canonical := canonicalIPv4(addr)
+	if !canonical {
+		var ok bool
+		if peer, peerText, ok = parseHostPort(addr); !ok {
+			return "", errPeer
+		}
 	}
 	if len(c.headers) > 0 && c.isTrusted(peer) {
 		for _, h := range c.headers {
 			var a netip.Addr
 			var text string
+			var ok bool
 			switch h.kind {
 			case kindXFF:
 				a, text, ok = c.walkXFF(r.HeaderValues(h.name))
@@ -225,6 +231,9 @@ func (c *ipConfig) key(r core.HTTPRequest) (string, error) {
 				return c.format(a, text), nil
 			}
 		}
+	}
+	if canonical && c.v4Bits == 32 {
+		return peerText, nil // the address as written is the key
 	}
 	return c.format(peer, peerText), nil
 }
@@ -477,6 +486,37 @@ func parseHostPort(s string) (netip.Addr, string, bool) {
 		return netip.Addr{}, "", false
 	}
 	return a.Unmap(), host, true
+}
+
+// canonicalIPv4 parses s as "a.b.c.d" or "a.b.c.d:port" with the address
+// written as netip writes it (decimal octets without leading zeros), and
+// returns the address and its text. It is parseHostPort's fast path: it
+// answers false for anything else, which parseHostPort then reads.
+func canonicalIPv4(s string) (netip.Addr, string, bool) {
+	var ip [4]byte
+	i := 0
+	for k := range ip {
+		if k > 0 {
+			if i >= len(s) || s[i] != '.' {
+				return netip.Addr{}, "", false
+			}
+			i++
+		}
+		start, v := i, 0
+		for i < len(s) && i-start < 3 && '0' <= s[i] && s[i] <= '9' {
+			v = v*10 + int(s[i]-'0')
+			i++
+		}
+		if i == start || v > 255 || (s[start] == '0' && i-start > 1) {
+			return netip.Addr{}, "", false
+		}
+		ip[k] = byte(v)
+	}
+	host := s[:i]
+	if i < len(s) && (s[i] != ':' || !validPort(s[i+1:])) {
+		return netip.Addr{}, "", false
+	}
+	return netip.AddrFrom4(ip), host, true
 }
 
 func validPort(p string) bool {
