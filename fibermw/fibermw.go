@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"unsafe"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -65,9 +66,13 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (fiber.Handler, error) {
 	return func(c *fiber.Ctx) error {
 		uctx := c.UserContext()
 		o := p.Decide(uctx, request{c})
+		h := &c.Response().Header
 		for i := range o.NumHeaders() {
-			name, values := o.Header(i) // c.Set copies the value
-			c.Set(name, values[0])
+			// The names are canonical and the values are figures and checked
+			// limit names, without line breaks: what c.Set would normalise is
+			// already normal. SetCanonical copies both.
+			name, values := o.Header(i)
+			h.SetCanonical(bytesOf(name), bytesOf(values[0]))
 		}
 		if o.Action == core.HTTPRespond {
 			resp := o.Response
@@ -89,6 +94,9 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (fiber.Handler, error) {
 		return c.Next()
 	}, nil
 }
+
+// bytesOf returns s's bytes without copying them; they must not be written.
+func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // DecisionFrom returns, when the middleware was built with
 // core.WithDecisionInContext, the decision it made for the request, as
