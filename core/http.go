@@ -368,9 +368,13 @@ func (p *HTTPPolicy) Decide(ctx context.Context, r HTTPRequest) *HTTPOutcome {
 	}
 	o, _ := p.pool.Get().(*HTTPOutcome)
 	if o == nil {
-		o = new(HTTPOutcome)
+		o = &HTTPOutcome{pooled: true, p: p}
+	} else {
+		// What Release left is stale: reset all but vals and buf, which are
+		// written before they are read (nv and n say how much is used).
+		o.nh, o.nv, o.n, o.spilled, o.Response, o.parent = 0, 0, 0, false, nil, nil
 	}
-	*o = HTTPOutcome{Action: HTTPPass, Decision: d, Decided: true, pooled: true, p: p}
+	o.Action, o.Decided, o.Decision = HTTPPass, true, d
 	if d.Allowed {
 		if p.onAllowed {
 			p.setHeaders(o, &d)

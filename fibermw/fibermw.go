@@ -3,6 +3,7 @@ package fibermw
 import (
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -23,9 +24,23 @@ type request struct{ c *fiber.Ctx }
 func (v request) RemoteAddr() string {
 	addr := v.c.Context().RemoteAddr()
 	if a, ok := addr.(*net.TCPAddr); ok {
+		if ip4 := a.IP.To4(); ip4 != nil {
+			return formatIPv4(ip4)
+		}
 		return a.IP.String()
 	}
 	return addr.String()
+}
+
+// formatIPv4 is net.IP.String for a 4-byte address, without its detour
+// through netip.
+func formatIPv4(ip net.IP) string {
+	var buf [len("255.255.255.255")]byte
+	b := strconv.AppendUint(buf[:0], uint64(ip[0]), 10)
+	for _, octet := range ip[1:4] {
+		b = strconv.AppendUint(append(b, '.'), uint64(octet), 10)
+	}
+	return string(b)
 }
 
 func (v request) Header(name string) string { return strings.Clone(v.c.Get(name)) }
