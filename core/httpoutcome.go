@@ -165,6 +165,17 @@ func (o *HTTPOutcome) SetHeaders(h map[string][]string) {
 	}
 }
 
+// ShareHeaders is SetHeaders without the copy: h gets the outcome's own
+// values, which stay valid only until the outcome is Released. It is for an
+// outcome the adapter never releases, the one that becomes the request's
+// context under WithDecisionInContext, which then costs no second copy.
+func (o *HTTPOutcome) ShareHeaders(h map[string][]string) {
+	for i := range int(o.nh) {
+		name, vals := o.Header(i)
+		h[name] = vals
+	}
+}
+
 // headerValues are the per-request values SetHeaders hands to a Header map,
 // which keeps them after the outcome is reused.
 type headerValues struct {

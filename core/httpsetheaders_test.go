@@ -80,3 +80,15 @@ func TestSetHeadersAllocations(t *testing.T) {
 		})
 	}
 }
+
+// ShareHeaders stores what SetHeaders does, without a copy.
+func TestShareHeaders(t *testing.T) {
+	p, _ := newPolicy(t, &localStore{}, core.GCRA, core.PerSecond(10), nil)
+	o := p.Decide(context.Background(), get("192.0.2.1"))
+	shared, copied := http.Header{}, http.Header{}
+	o.ShareHeaders(shared)
+	o.SetHeaders(copied)
+	assert.Len(t, shared, 5)
+	assert.Equal(t, copied, shared)
+	assert.Zero(t, testing.AllocsPerRun(100, func() { o.ShareHeaders(shared) }))
+}

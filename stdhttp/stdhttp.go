@@ -39,7 +39,14 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (func(http.Handler) http.Ha
 			ctx := r.Context()
 			o := p.Decide(ctx, request{r})
 			h := w.Header()
-			o.SetHeaders(h)
+			// An outcome that becomes the request's context is never
+			// released, so the header map may share its values.
+			keep := inContext && o.Decided && o.Action != core.HTTPRespond
+			if keep {
+				o.ShareHeaders(h)
+			} else {
+				o.SetHeaders(h)
+			}
 			if o.Action == core.HTTPRespond {
 				resp := o.Response
 				p.Release(o)
@@ -51,10 +58,12 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (func(http.Handler) http.Ha
 				return
 			}
 			if !o.Wait(ctx) {
-				p.Release(o)
+				if !keep {
+					p.Release(o)
+				}
 				return // the client left while the request was held
 			}
-			if o.Decided && inContext {
+			if keep {
 				r = r.WithContext(o.Context(ctx))
 			} else {
 				p.Release(o) // nothing refers to it: the header map has its own values
