@@ -3,7 +3,6 @@ package fibermw
 import (
 	"fmt"
 	"net"
-	"strconv"
 	"strings"
 	"unsafe"
 
@@ -32,15 +31,30 @@ func (v request) RemoteAddr() string {
 	return addr.String()
 }
 
-// formatIPv4 is net.IP.String for a 4-byte address, without its detour
-// through netip.
+// formatIPv4 is net.IP.String for a 4-byte address: decimal octets without
+// leading zeros, written digit by digit (strconv's general path was a tenth of
+// the middleware's time).
 func formatIPv4(ip net.IP) string {
 	var buf [len("255.255.255.255")]byte
-	b := strconv.AppendUint(buf[:0], uint64(ip[0]), 10)
-	for _, octet := range ip[1:4] {
-		b = strconv.AppendUint(append(b, '.'), uint64(octet), 10)
+	n := 0
+	for i, o := range ip[:4] {
+		if i > 0 {
+			buf[n] = '.'
+			n++
+		}
+		switch {
+		case o >= 100:
+			buf[n], buf[n+1], buf[n+2] = '0'+o/100, '0'+o/10%10, '0'+o%10
+			n += 3
+		case o >= 10:
+			buf[n], buf[n+1] = '0'+o/10, '0'+o%10
+			n += 2
+		default:
+			buf[n] = '0' + o
+			n++
+		}
 	}
-	return string(b)
+	return string(buf[:n])
 }
 
 func (v request) Header(name string) string { return strings.Clone(v.c.Get(name)) }
