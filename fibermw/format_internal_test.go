@@ -12,3 +12,16 @@ func TestFormatIPv4(t *testing.T) {
 		assert.Equal(t, ip.String(), formatIPv4(ip.To4()))
 	}
 }
+
+// Every octet value, in every position, formats as net.IP.String does.
+func TestFormatIPv4EveryOctet(t *testing.T) {
+	for o := range 256 {
+		for pos := range 4 {
+			ip := net.IP{1, 22, 133, 4}
+			ip[pos] = byte(o)
+			if got, want := formatIPv4(ip), ip.String(); got != want {
+				t.Fatalf("formatIPv4(%v) = %q, want %q", []byte(ip), got, want)
+			}
+		}
+	}
+}
