@@ -326,10 +326,10 @@ func (p *HTTPPolicy) DecisionInContext() bool { return p.inContext }
 // its allocation. Call it only when nothing refers to the outcome any more:
 // its header values were copied (fasthttp's Set copies; SetHeaders gives a
 // net/http Header map values of their own, whereas storing Header's values
-// there does not) and its Context was not used. Releasing an outcome the
-// policy shares is a no-op.
+// there does not). Releasing an outcome the policy shares, or one that
+// becomes the request's context (see becomesContext), is a no-op.
 func (p *HTTPPolicy) Release(o *HTTPOutcome) {
-	if o.pooled {
+	if o.pooled && !o.becomesContext() {
 		p.pool.Put(o)
 	}
 }

@@ -130,12 +130,28 @@ func (o *HTTPOutcome) Context(parent context.Context) context.Context {
 	return outcomeContext{o}
 }
 
+// becomesContext reports whether the adapter hands o to the request as its
+// context: WithDecisionInContext and a decided outcome that lets the request
+// pass. Such an outcome is never reused, so nothing need be copied out of it.
+func (o *HTTPOutcome) becomesContext() bool {
+	return o.Decided && o.Action != HTTPRespond && o.p != nil && o.p.inContext
+}
+
 // SetHeaders stores the outcome's headers in h, a net/http Header map
-// (replacing any value the application set there), with values of their own:
-// they stay valid after the outcome is Released. It costs one allocation when
-// the outcome has per-request values, none otherwise.
+// (replacing any value the application set there), with values that stay
+// valid after the outcome is Released. It costs one allocation when the
+// outcome has per-request values and will be reused, none otherwise: an
+// outcome that becomes the request's context is never reused, so h shares its
+// values.
 func (o *HTTPOutcome) SetHeaders(h map[string][]string) {
 	if o.nh == 0 {
+		return
+	}
+	if o.becomesContext() {
+		for i := range int(o.nh) {
+			name, vals := o.Header(i)
+			h[name] = vals
+		}
 		return
 	}
 	var vals *[outcomeVals]string
@@ -162,17 +178,6 @@ func (o *HTTPOutcome) SetHeaders(h map[string][]string) {
 			j := o.hdrs[i] >> 4
 			h[headerNames[k]] = vals[j : j+1 : j+1]
 		}
-	}
-}
-
-// ShareHeaders is SetHeaders without the copy: h gets the outcome's own
-// values, which stay valid only until the outcome is Released. It is for an
-// outcome the adapter never releases, the one that becomes the request's
-// context under WithDecisionInContext, which then costs no second copy.
-func (o *HTTPOutcome) ShareHeaders(h map[string][]string) {
-	for i := range int(o.nh) {
-		name, vals := o.Header(i)
-		h[name] = vals
 	}
 }
 

@@ -49,14 +49,7 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (echo.MiddlewareFunc, error
 			views.Put(v)
 			w := c.Response()
 			h := w.Header()
-			// An outcome that becomes the request's context is never
-			// released, so the header map may share its values.
-			keep := inContext && o.Decided && o.Action != core.HTTPRespond
-			if keep {
-				o.ShareHeaders(h)
-			} else {
-				o.SetHeaders(h)
-			}
+			o.SetHeaders(h)
 			if o.Action == core.HTTPRespond {
 				resp := o.Response
 				p.Release(o)
@@ -68,12 +61,10 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (echo.MiddlewareFunc, error
 				return err
 			}
 			if !o.Wait(ctx) {
-				if !keep {
-					p.Release(o)
-				}
+				p.Release(o)
 				return nil // the client left while the request was held
 			}
-			if keep {
+			if o.Decided && inContext {
 				c.SetRequest(r.WithContext(o.Context(ctx)))
 			} else {
 				p.Release(o) // nothing refers to it: the header map has its own values

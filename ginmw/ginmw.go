@@ -36,14 +36,7 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (gin.HandlerFunc, error) {
 		ctx := c.Request.Context()
 		o := p.Decide(ctx, request{c})
 		h := c.Writer.Header()
-		// An outcome that becomes the request's context is never released,
-		// so the header map may share its values.
-		keep := inContext && o.Decided && o.Action != core.HTTPRespond
-		if keep {
-			o.ShareHeaders(h)
-		} else {
-			o.SetHeaders(h)
-		}
+		o.SetHeaders(h)
 		if o.Action == core.HTTPRespond {
 			resp := o.Response
 			p.Release(o)
@@ -56,13 +49,11 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (gin.HandlerFunc, error) {
 			return
 		}
 		if !o.Wait(ctx) {
-			if !keep {
-				p.Release(o)
-			}
+			p.Release(o)
 			c.Abort() // the client left while the request was held
 			return
 		}
-		if keep {
+		if o.Decided && inContext {
 			c.Request = c.Request.WithContext(o.Context(ctx))
 		} else {
 			p.Release(o) // nothing refers to it: the header map has its own values

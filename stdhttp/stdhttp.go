@@ -39,14 +39,7 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (func(http.Handler) http.Ha
 			ctx := r.Context()
 			o := p.Decide(ctx, request{r})
 			h := w.Header()
-			// An outcome that becomes the request's context is never
-			// released, so the header map may share its values.
-			keep := inContext && o.Decided && o.Action != core.HTTPRespond
-			if keep {
-				o.ShareHeaders(h)
-			} else {
-				o.SetHeaders(h)
-			}
+			o.SetHeaders(h)
 			if o.Action == core.HTTPRespond {
 				resp := o.Response
 				p.Release(o)
@@ -58,12 +51,10 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (func(http.Handler) http.Ha
 				return
 			}
 			if !o.Wait(ctx) {
-				if !keep {
-					p.Release(o)
-				}
+				p.Release(o)
 				return // the client left while the request was held
 			}
-			if keep {
+			if o.Decided && inContext {
 				r = r.WithContext(o.Context(ctx))
 			} else {
 				p.Release(o) // nothing refers to it: the header map has its own values
