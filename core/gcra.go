@@ -43,8 +43,7 @@ func meterInto(d *Decision, s *State, p *params, cost, now int64, commit, queue 
 		return
 	}
 	d.Exceeds = false
-	next := tat + cost*p.interval
-	if next-now <= p.tau {
+	if next, fits := meterNext(p, tat, cost, now); fits {
 		if commit && cost > 0 {
 			s.T = next
 		}
@@ -58,7 +57,15 @@ func meterInto(d *Decision, s *State, p *params, cost, now int64, commit, queue 
 	}
 	d.Allowed = false
 	d.Remaining = max(0, p.divInterval(max(0, p.tau-(tat-now))))
-	d.ResetAfter, d.RetryAfter = micros(tat-now), micros(next-p.tau-now)
+	d.ResetAfter, d.RetryAfter = micros(tat-now), micros(tat+cost*p.interval-p.tau-now)
+}
+
+// meterNext is the meter's test for a cost within the burst: the request
+// leaves the state at next = tat + cost*interval, where tat = max(T, now), and
+// fits when next - now <= tau.
+func meterNext(p *params, tat, cost, now int64) (next int64, fits bool) {
+	next = tat + cost*p.interval
+	return next, next-now <= p.tau
 }
 
 // AdvanceWord returns the one-word state (State.T) that a request of the given
@@ -77,12 +84,11 @@ func (a Algorithm) AdvanceWord(l *Limit, t, cost, now int64) int64 {
 		}
 		p = &c
 	}
-	if !a.OneWord() || cost <= 0 || cost > p.burst || now < 0 || now > MaxTime {
+	if !a.OneWord() || !validArgs(a, cost, now) || cost == 0 || cost > p.burst {
 		return t
 	}
-	next := max(t, now) + cost*p.interval
-	if next-now > p.tau {
-		return t
+	if next, fits := meterNext(p, max(t, now), cost, now); fits {
+		return next
 	}
-	return next
+	return t
 }

@@ -121,7 +121,7 @@ func (a Algorithm) ApplyMicros(s *State, l Limit, cost, now int64) (Decision, er
 // path should not copy decisions around. On error d is left zero.
 func (a Algorithm) ApplyInto(d *Decision, s *State, l *Limit, cost, now int64) error {
 	p := l.prepared()
-	if p == nil || !a.valid() || cost < 0 || now < 0 || now > MaxTime {
+	if p == nil || !validArgs(a, cost, now) {
 		return a.applySlow(d, s, l, cost, now)
 	}
 	a.applyPrepared(d, s, l, p, cost, now)
@@ -222,6 +222,11 @@ func governs(d, cur Decision) bool {
 	default:
 		return d.Remaining < cur.Remaining
 	}
+}
+
+// validArgs reports whether check would accept a, cost and now.
+func validArgs(a Algorithm, cost, now int64) bool {
+	return a.valid() && cost >= 0 && now >= 0 && now <= MaxTime
 }
 
 func check(a Algorithm, l *Limit, cost, now int64, buf *params) (*params, error) {
