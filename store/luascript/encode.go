@@ -214,21 +214,15 @@ func decodeStates(req core.TakeRequest, reply []int64) (core.Decision, error) {
 	if n > len(buf) {
 		states = make([]core.State, 0, n)
 	}
+	for _, x := range reply[2:] {
+		if x < 0 {
+			return core.Decision{}, fmt.Errorf("%w: negative state", ErrReply)
+		}
+	}
 	for i := range n {
-		v := reply[2+stride*i : 2+stride*(i+1)]
-		var s core.State
-		for j, x := range v {
-			if x < 0 {
-				return core.Decision{}, fmt.Errorf("%w: negative state", ErrReply)
-			}
-			switch j {
-			case 0:
-				s.T = x
-			case 1:
-				s.N = x
-			default:
-				s.P = x
-			}
+		s := core.State{T: reply[2+stride*i]}
+		if stride == 3 {
+			s.N, s.P = reply[3+stride*i], reply[4+stride*i]
 		}
 		states = append(states, s)
 	}
