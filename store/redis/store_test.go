@@ -70,9 +70,14 @@ func TestSingle(t *testing.T) {
 	})
 	t.Run("ServerTime", func(t *testing.T) { testServerTime(t, client) })
 	t.Run("TTLAndKeys", func(t *testing.T) { testTTLAndKeys(t, client) })
-	t.Run("CacheMatchesRedis", func(t *testing.T) { testCacheMatchesRedis(t, client) })
-	t.Run("CacheFlood", func(t *testing.T) { testCacheFlood(t, client, srv.Addr()) })
-	t.Run("Reset", func(t *testing.T) { testReset(t, client) })
+	stores := func(t testing.TB, opts ...Option) core.Store { return newStore(t, client, opts...) }
+	scriptCalls := func(t testing.TB) int64 {
+		c := commandCalls(t, srv.Addr())
+		return c["evalsha"] + c["eval"]
+	}
+	t.Run("CacheMatchesRedis", func(t *testing.T) { redistest.CacheMatchesRedis(t, stores) })
+	t.Run("CacheFlood", func(t *testing.T) { redistest.CacheFlood(t, stores, scriptCalls) })
+	t.Run("Reset", func(t *testing.T) { redistest.Reset(t, stores, ErrRedis) })
 	t.Run("LostReplyNotReplayed", func(t *testing.T) { testLostReply(t, srv.Addr()) })
 }
 
@@ -301,92 +306,6 @@ func testTTLAndKeys(t *testing.T, client *redis.Client) {
 			}
 		})
 	}
-}
-
-// testCacheMatchesRedis drives a store with the cache and one without through
-// the same random requests and demands the same decisions, except that a
-// cached denial repeats its Remaining.
-func testCacheMatchesRedis(t *testing.T, client redis.UniversalClient) {
-	for _, alg := range core.Algorithms() {
-		t.Run(alg.String(), func(t *testing.T) {
-			cached := newStore(t, client, WithCallerClock(), WithMinTTL(time.Hour))
-			ref := storetest.NewReference()
-			limits := []core.Limit{core.Every(4, time.Second)}
-			if alg.OneWord() {
-				limits = []core.Limit{core.Every(4, time.Second).WithBurst(6), core.PerMinute(40)}
-			}
-			now := storetest.Start
-			var hits int
-			for i := range 400 {
-				now = now.Add(time.Duration((i*7919)%97) * time.Millisecond / 4)
-				req := core.TakeRequest{Key: []string{"x", "y"}[i%2], Algorithm: alg, Limits: limits, Cost: int64(1 + i%3/2), Now: now}
-				want, err := ref.Take(bg, req)
-				require.NoError(t, err)
-				got, err := cached.Take(bg, req)
-				require.NoError(t, err)
-				want.Remaining, got.Remaining = 0, 0
-				require.Equal(t, want, got, "step %d", i)
-				if !got.Allowed {
-					hits++
-				}
-			}
-			require.Positive(t, hits, "the sequence must deny")
-		})
-	}
-}
-
-// testCacheFlood floods one key and counts the script calls Redis sees with
-// and without the local cache.
-func testCacheFlood(t *testing.T, client *redis.Client, addr string) {
-	const n = 2000
-	for _, size := range []int{0, DefaultLocalCacheSize} {
-		st := newStore(t, client, WithLocalCache(size))
-		req := core.TakeRequest{Key: "flood", Algorithm: core.GCRA, Limits: []core.Limit{core.PerMinute(10)}, Cost: 1}
-		before := commandCalls(t, addr)
-		start := time.Now()
-		var admitted int
-		for range n {
-			d, err := st.Take(bg, req)
-			require.NoError(t, err)
-			if d.Allowed {
-				admitted++
-			} else {
-				require.Positive(t, d.RetryAfter)
-			}
-		}
-		elapsed := time.Since(start)
-		calls := diffCalls(before, commandCalls(t, addr))
-		t.Logf("cache size %d: %d requests, %d admitted, %d script calls, %v per request", size, n, admitted, calls["evalsha"]+calls["eval"], elapsed/n)
-		assert.Equal(t, 10, admitted)
-		if size == 0 {
-			assert.Equal(t, int64(n), calls["evalsha"]+calls["eval"])
-		} else {
-			assert.LessOrEqual(t, calls["evalsha"]+calls["eval"], int64(20), "denials answered locally")
-		}
-	}
-}
-
-// testReset: Reset forgets the key in Redis and in the local cache.
-func testReset(t *testing.T, client *redis.Client) {
-	st := newStore(t, client)
-	req := core.TakeRequest{Key: "login", Algorithm: core.FixedWindow, Limits: []core.Limit{core.PerHour(1)}, Cost: 1}
-	d, err := st.Take(bg, req)
-	require.NoError(t, err)
-	require.True(t, d.Allowed)
-	d, err = st.Take(bg, req)
-	require.NoError(t, err)
-	require.False(t, d.Allowed)
-	require.NoError(t, st.Reset(bg, req))
-	d, err = st.Take(bg, req)
-	require.NoError(t, err)
-	assert.True(t, d.Allowed, "a reset key starts fresh, even with its denial cached")
-
-	bad := req
-	bad.Limits = nil
-	assert.ErrorIs(t, st.Reset(bg, bad), core.ErrInvalidLimit)
-	ctx, cancel := context.WithCancel(bg)
-	cancel()
-	assert.ErrorIs(t, st.Reset(ctx, req), ErrRedis)
 }
 
 // testNoCrossSlot: several limits on one request touch several keys; they

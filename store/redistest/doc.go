@@ -14,4 +14,8 @@
 // When redis-server is not installed, the test is skipped with a hint to
 // install it (Debian: apt-get install redis-server), except when CI=true, where
 // it fails: CI never skips the Redis tests.
+//
+// CacheMatchesRedis, CacheFlood and Reset are checks both Redis bindings
+// (store/redis and store/rueidis) run through their own clients: what they
+// test, the local cache of denials and Reset, lives in store/luascript.
 package redistest

@@ -364,31 +364,6 @@ func startProxy(t *testing.T, addr string, cut *atomic.Bool) string {
 	return l.Addr().String()
 }
 
-func TestReset(t *testing.T) {
-	srv := redistest.Start(t)
-	client := newClient(t, srv.Addr())
-	st := newStore(t, client, WithCallerClock())
-	req := core.TakeRequest{Key: "k", Algorithm: core.TokenBucket, Limits: []core.Limit{core.PerMinute(1), core.PerHour(5)}, Cost: 1, Now: storetest.Start}
-	ctx := context.Background()
-	d, err := st.Take(ctx, req)
-	require.NoError(t, err)
-	require.True(t, d.Allowed)
-	d, err = st.Take(ctx, req)
-	require.NoError(t, err)
-	require.False(t, d.Allowed)
-	require.NoError(t, st.Reset(ctx, req))
-	d, err = st.Take(ctx, req)
-	require.NoError(t, err)
-	assert.True(t, d.Allowed)
-
-	bad := req
-	bad.Limits = nil
-	assert.ErrorIs(t, st.Reset(ctx, bad), core.ErrInvalidLimit)
-	cctx, cancel := context.WithCancel(ctx)
-	cancel()
-	assert.ErrorIs(t, st.Reset(cctx, req), ErrRedis)
-}
-
 func TestNewErrors(t *testing.T) {
 	srv := redistest.Start(t)
 	client := newClient(t, srv.Addr())
@@ -453,75 +428,17 @@ func TestBadRequests(t *testing.T) {
 	assert.Empty(t, diffCalls(before, commandCalls(t, client)))
 }
 
-// TestCacheMatchesRedis drives a store with the cache and the pure-Go
-// reference through the same requests and demands the same decisions, except
-// that a cached denial repeats its Remaining.
-func TestCacheMatchesRedis(t *testing.T) {
+// TestBindingChecks runs the checks every Redis binding shares (see package
+// redistest) on one single-node server.
+func TestBindingChecks(t *testing.T) {
 	srv := redistest.Start(t)
 	client := newClient(t, srv.Addr())
-	for _, alg := range core.Algorithms() {
-		t.Run(alg.String(), func(t *testing.T) {
-			cached := newStore(t, client, WithCallerClock(), WithMinTTL(time.Hour))
-			ref := storetest.NewReference()
-			limits := []core.Limit{core.Every(4, time.Second)}
-			if alg.OneWord() {
-				limits = []core.Limit{core.Every(4, time.Second).WithBurst(6), core.PerMinute(40)}
-			}
-			now := storetest.Start
-			var denied int
-			for i := range 400 {
-				now = now.Add(time.Duration((i*7919)%97) * time.Millisecond / 4)
-				req := core.TakeRequest{Key: []string{"x", "y"}[i%2], Algorithm: alg, Limits: limits, Cost: int64(1 + i%3/2), Now: now}
-				want, err := ref.Take(context.Background(), req)
-				require.NoError(t, err)
-				got, err := cached.Take(context.Background(), req)
-				require.NoError(t, err)
-				want.Remaining, got.Remaining = 0, 0
-				require.Equal(t, want, got, "step %d", i)
-				if !got.Allowed {
-					denied++
-				}
-			}
-			require.Positive(t, denied, "the sequence must deny")
-		})
+	stores := func(t testing.TB, opts ...Option) core.Store { return newStore(t, client, opts...) }
+	scriptCalls := func(t testing.TB) int64 {
+		c := commandCalls(t, client)
+		return c["evalsha"] + c["eval"]
 	}
-}
-
-// TestCacheFlood floods one key and counts the script calls Redis sees with
-// and without the local cache.
-func TestCacheFlood(t *testing.T) {
-	srv := redistest.Start(t)
-	client := newClient(t, srv.Addr())
-	const n = 2000
-	for _, size := range []int{0, DefaultLocalCacheSize} {
-		t.Run(strconv.Itoa(size), func(t *testing.T) {
-			st := newStore(t, client, WithLocalCache(size))
-			req := core.TakeRequest{Key: "flood", Algorithm: core.GCRA, Limits: []core.Limit{core.PerMinute(10)}, Cost: 1}
-			warm := req
-			warm.Key = "warm" // loads the script
-			_, err := st.Take(context.Background(), warm)
-			require.NoError(t, err)
-			before := commandCalls(t, client)
-			began := time.Now()
-			var admitted int
-			for range n {
-				d, err := st.Take(context.Background(), req)
-				require.NoError(t, err)
-				if d.Allowed {
-					admitted++
-				} else {
-					require.Positive(t, d.RetryAfter)
-				}
-			}
-			took := time.Since(began)
-			calls := roundTrips(diffCalls(before, commandCalls(t, client)))
-			t.Logf("cache size %d: %d requests, %d admitted, %d script calls, %v per request", size, n, admitted, calls["evalsha"]+calls["eval"], took/n)
-			assert.Equal(t, 10, admitted)
-			if size == 0 {
-				assert.Equal(t, int64(n), calls["evalsha"]+calls["eval"])
-			} else {
-				assert.LessOrEqual(t, calls["evalsha"]+calls["eval"], int64(20), "denials answered locally")
-			}
-		})
-	}
+	t.Run("CacheMatchesRedis", func(t *testing.T) { redistest.CacheMatchesRedis(t, stores) })
+	t.Run("CacheFlood", func(t *testing.T) { redistest.CacheFlood(t, stores, scriptCalls) })
+	t.Run("Reset", func(t *testing.T) { redistest.Reset(t, stores, ErrRedis) })
 }

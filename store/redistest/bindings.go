@@ -1,0 +1,135 @@
+package redistest
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/store/luascript"
+	"github.com/ratewarden/ratewarden/store/storetest"
+)
+
+// The checks below are shared by the Redis bindings (store/redis and
+// store/rueidis): what they test lives in store/luascript, so each binding
+// runs the same scenarios through its own client.
+
+// NewStore returns a store of the binding under test, on a server the test
+// started, with a key prefix no other test uses and opts applied after it.
+type NewStore func(t testing.TB, opts ...luascript.Option) core.Store
+
+// CacheMatchesRedis runs, for every algorithm, 400 requests over two keys
+// through a store with its local cache of denials on, and requires each
+// decision to equal the reference store's (but for Remaining, which a cached
+// denial repeats): the cache may only answer what Redis would.
+func CacheMatchesRedis(t *testing.T, newStore NewStore) {
+	for _, alg := range core.Algorithms() {
+		t.Run(alg.String(), func(t *testing.T) {
+			cached := newStore(t, luascript.WithCallerClock(), luascript.WithMinTTL(time.Hour))
+			ref := storetest.NewReference()
+			limits := []core.Limit{core.Every(4, time.Second)}
+			if alg.OneWord() {
+				limits = []core.Limit{core.Every(4, time.Second).WithBurst(6), core.PerMinute(40)}
+			}
+			now := storetest.Start
+			var denied int
+			for i := range 400 {
+				now = now.Add(time.Duration((i*7919)%97) * time.Millisecond / 4)
+				req := core.TakeRequest{Key: []string{"x", "y"}[i%2], Algorithm: alg, Limits: limits, Cost: int64(1 + i%3/2), Now: now}
+				want, err := ref.Take(context.Background(), req)
+				require.NoError(t, err)
+				got, err := cached.Take(context.Background(), req)
+				require.NoError(t, err)
+				want.Remaining, got.Remaining = 0, 0
+				require.Equal(t, want, got, "step %d", i)
+				if !got.Allowed {
+					denied++
+				}
+			}
+			require.Positive(t, denied, "the sequence must deny")
+		})
+	}
+}
+
+// CacheFlood floods one key limited to 10 per minute with 2,000 requests,
+// with the local cache off and at its default size, and counts the script
+// calls Redis runs (scriptCalls returns the EVALSHA and EVAL calls the server
+// has run so far): every request without the cache, at most 20 with it.
+func CacheFlood(t *testing.T, newStore NewStore, scriptCalls func(t testing.TB) int64) {
+	const n = 2000
+	for _, size := range []int{0, luascript.DefaultLocalCacheSize} {
+		t.Run(strconv.Itoa(size), func(t *testing.T) {
+			st := newStore(t, luascript.WithLocalCache(size))
+			req := core.TakeRequest{Key: "flood", Algorithm: core.GCRA, Limits: []core.Limit{core.PerMinute(10)}, Cost: 1}
+			warm := req
+			warm.Key = "warm" // loads the script
+			_, err := st.Take(context.Background(), warm)
+			require.NoError(t, err)
+			before := scriptCalls(t)
+			began := time.Now()
+			var admitted int
+			for range n {
+				d, err := st.Take(context.Background(), req)
+				require.NoError(t, err)
+				if d.Allowed {
+					admitted++
+				} else {
+					require.Positive(t, d.RetryAfter)
+				}
+			}
+			took := time.Since(began)
+			calls := scriptCalls(t) - before
+			t.Logf("cache size %d: %d requests, %d admitted, %d script calls, %v per request", size, n, admitted, calls, took/n)
+			assert.Equal(t, 10, admitted)
+			if size == 0 {
+				assert.Equal(t, int64(n), calls)
+			} else {
+				assert.LessOrEqual(t, calls, int64(20), "denials answered locally")
+			}
+		})
+	}
+}
+
+// Reset checks that Reset forgets a denied key in Redis and in the local cache
+// (one limit on the server's clock, and two limits on the caller's), rejects
+// an invalid request, and reports an ended context with an error wrapping
+// errRedis, the binding's sentinel.
+func Reset(t *testing.T, newStore NewStore, errRedis error) {
+	cases := []struct {
+		name string
+		req  core.TakeRequest
+		opts []luascript.Option
+	}{
+		{"one limit, server clock", core.TakeRequest{Key: "login", Algorithm: core.FixedWindow, Limits: []core.Limit{core.PerHour(1)}, Cost: 1}, nil},
+		{"two limits, caller clock", core.TakeRequest{Key: "k", Algorithm: core.TokenBucket, Limits: []core.Limit{core.PerMinute(1), core.PerHour(5)}, Cost: 1, Now: storetest.Start},
+			[]luascript.Option{luascript.WithCallerClock()}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st, ok := newStore(t, c.opts...).(core.Resetter)
+			require.True(t, ok, "the store implements core.Resetter")
+			ctx := context.Background()
+			d, err := st.(core.Store).Take(ctx, c.req)
+			require.NoError(t, err)
+			require.True(t, d.Allowed)
+			d, err = st.(core.Store).Take(ctx, c.req)
+			require.NoError(t, err)
+			require.False(t, d.Allowed)
+			require.NoError(t, st.Reset(ctx, c.req))
+			d, err = st.(core.Store).Take(ctx, c.req)
+			require.NoError(t, err)
+			assert.True(t, d.Allowed, "a reset key starts fresh, even with its denial cached")
+
+			bad := c.req
+			bad.Limits = nil
+			assert.ErrorIs(t, st.Reset(ctx, bad), core.ErrInvalidLimit)
+			cctx, cancel := context.WithCancel(ctx)
+			cancel()
+			assert.ErrorIs(t, st.Reset(cctx, c.req), errRedis)
+		})
+	}
+}
