@@ -1,6 +1,7 @@
 package core
 
 import (
+	"math"
 	"sync"
 	"time"
 )
@@ -29,8 +30,19 @@ var (
 // Now returns the current time, as the monotonic clock counts it. The result
 // carries no monotonic reading of its own (it is one already), which makes it
 // cheaper to build and to convert than time.Now's.
-func (SystemClock) Now() time.Time {
-	ns := startNanos + int64(time.Since(startWall))
+func (SystemClock) Now() time.Time { return sinceStart(time.Since(startWall)) }
+
+// systemAt is t, a reading of time.Now, as SystemClock counts time: the
+// monotonic time from startWall to t. A t without a monotonic reading counts
+// by its wall time.
+func systemAt(t time.Time) time.Time { return sinceStart(t.Sub(startWall)) }
+
+// sinceStart is the instant d after startWall, without a monotonic reading.
+func sinceStart(d time.Duration) time.Time {
+	ns := startNanos + int64(d)
+	if d > 0 && ns < startNanos {
+		ns = math.MaxInt64 // past any store's MaxTime: an error, not a wrapped time
+	}
 	sec := ns / 1e9
 	return time.Unix(sec, ns-sec*1e9)
 }

@@ -338,6 +338,14 @@ func (p *HTTPPolicy) Release(o *HTTPOutcome) {
 // ctx is the request's context (its end aborts the store call). The outcome is
 // read-only, and r is not kept after Decide returns.
 func (p *HTTPPolicy) Decide(ctx context.Context, r HTTPRequest) *HTTPOutcome {
+	return p.DecideAt(ctx, r, time.Time{})
+}
+
+// DecideAt is Decide for a server that stamps each request with the time it
+// read it (fasthttp's RequestCtx.Time): arrival, a reading of time.Now. A
+// limiter on the SystemClock decides at arrival instead of reading the clock
+// again; one on any other clock reads its own, and a zero arrival is ignored.
+func (p *HTTPPolicy) DecideAt(ctx context.Context, r HTTPRequest, arrival time.Time) *HTTPOutcome {
 	if p.skip != nil && p.skip(r) {
 		return p.passOutcome
 	}
@@ -355,10 +363,10 @@ func (p *HTTPPolicy) Decide(ctx context.Context, r HTTPRequest) *HTTPOutcome {
 	var d Decision
 	if p.timeout > 0 {
 		cctx, cancel := context.WithTimeout(ctx, p.timeout)
-		d, err = p.lim.AllowN(cctx, key, cost)
+		d, err = p.lim.allowAt(cctx, key, cost, arrival)
 		cancel()
 	} else {
-		d, err = p.lim.AllowN(ctx, key, cost)
+		d, err = p.lim.allowAt(ctx, key, cost, arrival)
 	}
 	if err != nil {
 		return p.limiterError(r, err)

@@ -507,3 +507,57 @@ func TestReleaseReusesOutcomes(t *testing.T) {
 	assert.Equal(t, int64(1), o.Decision.Remaining, "a reused outcome starts afresh")
 	assert.Equal(t, `"default";r=1;t=40`, headerMap(o)["Ratelimit"])
 }
+
+// clockStore is a mapStore that records the instant of every request.
+type clockStore struct {
+	mapStore
+	nows []time.Time
+}
+
+func (s *clockStore) Take(ctx context.Context, req core.TakeRequest) (core.Decision, error) {
+	s.nows = append(s.nows, req.Now)
+	return s.mapStore.Take(ctx, req)
+}
+
+// DecideAt decides at the server's arrival stamp when the limiter runs on the
+// system clock, and at the limiter's own clock otherwise.
+func TestDecideAtArrival(t *testing.T) {
+	t.Run("system clock", func(t *testing.T) {
+		st := &clockStore{}
+		lim, err := core.NewLimiter(st, core.GCRA, core.PerHour(1))
+		require.NoError(t, err)
+		var hook []error
+		p, err := core.NewHTTPPolicy(lim, core.WithKeyFunc(peerKey), core.WithErrorHandler(func(_ core.HTTPRequest, err error) { hook = append(hook, err) }))
+		require.NoError(t, err)
+
+		arrival := time.Now().Add(-2 * time.Hour) // a monotonic reading, two hours back
+		o := p.DecideAt(context.Background(), get("a"), arrival)
+		require.True(t, o.Decided)
+		assert.True(t, o.Decision.Allowed)
+		assert.WithinDuration(t, arrival, st.nows[0], time.Millisecond, "decided at arrival")
+		// Half an hour after that arrival the hour's one request is spent. At
+		// the clock's now, two hours later, it would be back.
+		o = p.DecideAt(context.Background(), get("a"), arrival.Add(30*time.Minute))
+		assert.False(t, o.Decision.Allowed, "the hour's request was spent at arrival")
+		assert.Equal(t, 30*time.Minute, st.nows[1].Sub(st.nows[0]))
+		assert.Equal(t, 30*time.Minute, o.Decision.RetryAfter)
+
+		before := time.Now()
+		p.DecideAt(context.Background(), get("b"), time.Time{})
+		assert.WithinDuration(t, before, st.nows[2], time.Minute, "a zero arrival reads the clock")
+
+		// An arrival past any time a store accepts is the store's error (fail
+		// open by default), never a wrapped time or a panic.
+		o = p.DecideAt(context.Background(), get("c"), time.Now().AddDate(300, 0, 0))
+		assert.False(t, o.Decided)
+		assert.Equal(t, core.HTTPPass, o.Action)
+		require.Len(t, hook, 1)
+		assert.ErrorIs(t, hook[0], core.ErrClock)
+	})
+	t.Run("own clock", func(t *testing.T) {
+		st := &clockStore{}
+		p, clk := newPolicy(t, st, core.GCRA, core.PerHour(1), nil)
+		p.DecideAt(context.Background(), get("a"), time.Now())
+		assert.Equal(t, clk.Now(), st.nows[0], "a test's clock is never bypassed")
+	})
+}

@@ -121,14 +121,25 @@ func (l *Limiter) Allow(ctx context.Context, key string) (Decision, error) {
 // peek; a negative n is an error. An error means the store could not decide;
 // the caller chooses whether to fail open or closed.
 func (l *Limiter) AllowN(ctx context.Context, key string, n int64) (Decision, error) {
+	return l.allowAt(ctx, key, n, time.Time{})
+}
+
+// allowAt is AllowN deciding at arrival, the instant a server read the
+// request, when the limiter runs on the SystemClock and arrival is set: the
+// clock was read already, and reading it again would cost as much as the
+// store's work. A limiter on another clock (a test's) reads its own.
+func (l *Limiter) allowAt(ctx context.Context, key string, n int64, arrival time.Time) (Decision, error) {
 	if n < 0 {
 		return Decision{}, fmt.Errorf("%w: %d is negative", ErrInvalidCost, n)
 	}
 	var now time.Time
-	if l.sys {
-		now = SystemClock{}.Now()
-	} else {
+	switch {
+	case !l.sys:
 		now = l.clock.Now()
+	case arrival.IsZero():
+		now = SystemClock{}.Now()
+	default:
+		now = systemAt(arrival)
 	}
 	return l.store.Take(ctx, TakeRequest{
 		Key: key, Namespace: l.ns, Algorithm: l.alg, Limits: l.limits, Cost: n, Now: now,
