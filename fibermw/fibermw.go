@@ -1,9 +1,11 @@
 package fibermw
 
 import (
+	"encoding/binary"
 	"fmt"
 	"net"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/gofiber/fiber/v2"
@@ -24,19 +26,59 @@ func (v request) RemoteAddr() string {
 	addr := v.c.Context().RemoteAddr()
 	if a, ok := addr.(*net.TCPAddr); ok {
 		if ip4 := a.IP.To4(); ip4 != nil {
-			return formatIPv4(ip4)
+			return peers.ipv4(ip4)
 		}
 		return a.IP.String()
 	}
 	return addr.String()
 }
 
-// formatIPv4 is net.IP.String for a 4-byte address: decimal octets without
-// leading zeros, written digit by digit (strconv's general path was a tenth of
-// the middleware's time).
-func formatIPv4(ip net.IP) string {
-	var buf [len("255.255.255.255")]byte
-	n := 0
+// peerCache holds the text of recently seen IPv4 peers, so that a client's
+// later requests reuse it instead of formatting and allocating it again. It is
+// direct-mapped and lock-free: a slot holds one immutable entry, and a peer
+// that maps to a busy slot replaces its entry. Its size is fixed (peerSlots
+// entries of 24 bytes), whatever the number of clients.
+type peerCache struct {
+	slots [peerSlots]atomic.Pointer[peerEntry]
+}
+
+// peerSlots is the number of entries a peerCache holds (a power of two).
+const peerSlots = 1024
+
+// peerEntry is one cached peer: its address and its text, which lies in buf.
+type peerEntry struct {
+	ip  uint32
+	n   uint8
+	buf [len("255.255.255.255")]byte
+}
+
+// peers is the cache every middleware shares: a client's address is the same
+// text whichever middleware formats it.
+var peers peerCache
+
+// ipv4 returns ip (4 bytes) as text, from the cache when it holds ip.
+func (c *peerCache) ipv4(ip net.IP) string {
+	a := binary.BigEndian.Uint32(ip)
+	slot := &c.slots[(a*0x9E3779B1)>>(32-peerSlotBits)]
+	e := slot.Load()
+	if e == nil || e.ip != a {
+		e = &peerEntry{ip: a}
+		e.n = uint8(len(appendIPv4(e.buf[:0], ip)))
+		slot.Store(e)
+	}
+	// An entry is never written after it is stored: its text is immutable.
+	return unsafe.String(&e.buf[0], int(e.n))
+}
+
+// peerSlotBits is log2(peerSlots).
+const peerSlotBits = 10
+
+// appendIPv4 appends ip (4 bytes) to buf as net.IP.String does: decimal
+// octets without leading zeros, written digit by digit (strconv's general path
+// was a tenth of the middleware's time). buf has room for 15 more bytes.
+func appendIPv4(buf []byte, ip net.IP) []byte {
+	n := len(buf)
+	buf = buf[:n+len("255.255.255.255")]
 	for i, o := range ip[:4] {
 		if i > 0 {
 			buf[n] = '.'
@@ -54,7 +96,7 @@ func formatIPv4(ip net.IP) string {
 			n++
 		}
 	}
-	return string(buf[:n])
+	return buf[:n]
 }
 
 func (v request) Header(name string) string { return strings.Clone(v.c.Get(name)) }
@@ -94,7 +136,8 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (fiber.Handler, error) {
 	inContext := p.DecisionInContext()
 	return func(c *fiber.Ctx) error {
 		uctx := c.UserContext()
-		o := p.Decide(uctx, request{c})
+		// fasthttp read the time when the request arrived: decide then.
+		o := p.DecideAt(uctx, request{c}, c.Context().Time())
 		h := &c.Response().Header
 		for i := range o.NumHeaders() {
 			// The names are canonical and the values are figures and checked

@@ -2,26 +2,79 @@ package fibermw
 
 import (
 	"net"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
-func TestFormatIPv4(t *testing.T) {
-	for _, ip := range []net.IP{net.IPv4(192, 0, 2, 1), net.IPv4(0, 0, 0, 0), net.IPv4(255, 255, 255, 255), net.IPv4(10, 0, 100, 9).To4()} {
-		assert.Equal(t, ip.String(), formatIPv4(ip.To4()))
+func TestPeerText(t *testing.T) {
+	var c peerCache
+	for _, ip := range []net.IP{net.IPv4(192, 0, 2, 1), net.IPv4(0, 0, 0, 0), net.IPv4(255, 255, 255, 255), net.IPv4(10, 0, 100, 9)} {
+		assert.Equal(t, ip.String(), c.ipv4(ip.To4()))
+		assert.Equal(t, ip.String(), c.ipv4(ip.To4()), "from the cache")
 	}
 }
 
-// Every octet value, in every position, formats as net.IP.String does.
-func TestFormatIPv4EveryOctet(t *testing.T) {
-	for o := range 256 {
-		for pos := range 4 {
-			ip := net.IP{1, 22, 133, 4}
-			ip[pos] = byte(o)
-			if got, want := formatIPv4(ip), ip.String(); got != want {
-				t.Fatalf("formatIPv4(%v) = %q, want %q", []byte(ip), got, want)
+// Every octet value, in every position, formats as net.IP.String does, both
+// when the cache formats it and when it returns the cached text.
+func TestPeerTextEveryOctet(t *testing.T) {
+	var c peerCache
+	for pass := range 2 {
+		for o := range 256 {
+			for pos := range 4 {
+				ip := net.IP{1, 22, 133, 4}
+				ip[pos] = byte(o)
+				if got, want := c.ipv4(ip), ip.String(); got != want {
+					t.Fatalf("pass %d: text of %v = %q, want %q", pass, []byte(ip), got, want)
+				}
 			}
 		}
 	}
+}
+
+// Addresses that share a slot replace each other and never return each
+// other's text; text handed out earlier stays intact.
+func TestPeerCacheCollisions(t *testing.T) {
+	var c peerCache
+	slotOf := func(ip net.IP) uint32 {
+		a := uint32(ip[0])<<24 | uint32(ip[1])<<16 | uint32(ip[2])<<8 | uint32(ip[3])
+		return (a * 0x9E3779B1) >> (32 - peerSlotBits)
+	}
+	first := net.IP{203, 0, 113, 7}
+	var other net.IP
+	for i := range 1 << 20 {
+		ip := net.IP{byte(i >> 16), byte(i >> 8), byte(i), 1}
+		if !ip.Equal(first) && slotOf(ip) == slotOf(first) {
+			other = ip
+			break
+		}
+	}
+	require.NotNil(t, other, "no address shares a slot with %v", first)
+	a := c.ipv4(first)
+	b := c.ipv4(other)
+	assert.Equal(t, other.String(), b)
+	assert.Equal(t, first.String(), c.ipv4(first))
+	assert.Equal(t, first.String(), a, "earlier text unchanged")
+	assert.Equal(t, other.String(), b, "earlier text unchanged")
+}
+
+// Many goroutines formatting colliding addresses each get their own text (run
+// with -race).
+func TestPeerCacheConcurrent(t *testing.T) {
+	var c peerCache
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 5000 {
+				ip := net.IP{10, byte(g), byte(i >> 8), byte(i)}
+				if got, want := c.ipv4(ip), ip.String(); got != want {
+					t.Errorf("text of %v = %q, want %q", []byte(ip), got, want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
