@@ -139,23 +139,20 @@ func (o *HTTPOutcome) becomesContext() bool {
 
 // SetHeaders stores the outcome's headers in h, a net/http Header map
 // (replacing any value the application set there), with values that stay
-// valid after the outcome is Released. It costs one allocation when the
-// outcome has per-request values and will be reused, none otherwise: an
-// outcome that becomes the request's context is never reused, so h shares its
-// values.
+// valid after the outcome is Released. Every field gets a slice of its own,
+// shared with no other response: a handler that writes into one
+// (h[name][0] = ...) changes its own response only. It costs one allocation.
+// An outcome that becomes the request's context is never reused, so h shares
+// its per-request values.
 func (o *HTTPOutcome) SetHeaders(h map[string][]string) {
 	if o.nh == 0 {
 		return
 	}
-	if o.becomesContext() {
-		for i := range int(o.nh) {
-			name, vals := o.Header(i)
-			h[name] = vals
-		}
-		return
-	}
 	var vals *[outcomeVals]string
-	if o.nv > 0 {
+	var fixed *[2]string
+	if o.becomesContext() {
+		vals, fixed = &o.vals, new([2]string)
+	} else {
 		hv := new(headerValues)
 		if o.spilled {
 			hv.vals = o.vals
@@ -166,14 +163,16 @@ func (o *HTTPOutcome) SetHeaders(h map[string][]string) {
 				hv.vals[j] = unsafe.String(&hv.buf[o.start[j]], len(o.vals[j]))
 			}
 		}
-		vals = &hv.vals
+		vals, fixed = &hv.vals, &hv.fixed
 	}
 	for i := range o.nh {
 		switch k := headerName(o.hdrs[i] & 0xf); k {
 		case hXLimit:
-			h[HeaderXRateLimitLimit] = o.p.perLimit[o.Decision.Index].limitVals
+			fixed[0] = o.p.perLimit[o.Decision.Index].limitVals[0]
+			h[HeaderXRateLimitLimit] = fixed[0:1:1]
 		case hPolicy:
-			h[HeaderRateLimitPolicy] = o.p.policyVals
+			fixed[1] = o.p.policyVals[0]
+			h[HeaderRateLimitPolicy] = fixed[1:2:2]
 		default:
 			j := o.hdrs[i] >> 4
 			h[headerNames[k]] = vals[j : j+1 : j+1]
@@ -181,11 +180,13 @@ func (o *HTTPOutcome) SetHeaders(h map[string][]string) {
 	}
 }
 
-// headerValues are the per-request values SetHeaders hands to a Header map,
-// which keeps them after the outcome is reused.
+// headerValues are the values SetHeaders hands to a Header map, which keeps
+// them after the outcome is reused: the per-request ones, and the limit and
+// the policy, the same for every response but in slices of their own.
 type headerValues struct {
-	vals [outcomeVals]string
-	buf  [outcomeBufLen]byte
+	vals  [outcomeVals]string
+	fixed [2]string
+	buf   [outcomeBufLen]byte
 }
 
 func (o *HTTPOutcome) addHeader(k headerName, slot uint8) {

@@ -82,7 +82,8 @@ func TestSetHeadersAllocations(t *testing.T) {
 }
 
 // An outcome that becomes the request's context is never reused: SetHeaders
-// then hands the map the outcome's own values, without a copy.
+// then hands the map the outcome's own per-request values, without a copy;
+// only the limit and the policy get slices of their own (one allocation).
 func TestSetHeadersSharesAContextOutcome(t *testing.T) {
 	p, _ := newPolicy(t, &localStore{}, core.GCRA, core.PerSecond(10), nil, core.WithDecisionInContext())
 	o := p.Decide(context.Background(), get("192.0.2.1"))
@@ -95,5 +96,42 @@ func TestSetHeadersSharesAContextOutcome(t *testing.T) {
 	}
 	assert.Len(t, shared, 5)
 	assert.Equal(t, want, shared)
-	assert.Zero(t, testing.AllocsPerRun(100, func() { o.SetHeaders(shared) }))
+	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { o.SetHeaders(shared) }))
+}
+
+// A handler that writes into a header's slice (h[name][0] = ...) changes its
+// own response only: no later response, and no other header of the same
+// response, sees the write, whether or not the outcome becomes the context.
+func TestSetHeadersSlicesAreOwnedByTheResponse(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		opts []core.HTTPOption
+	}{
+		{"pooled outcome", nil},
+		{"context outcome", []core.HTTPOption{core.WithDecisionInContext()}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p, _ := newPolicy(t, &localStore{}, core.GCRA, core.PerMinute(100), nil, tt.opts...)
+			ctx := context.Background()
+			first := http.Header{}
+			o := p.Decide(ctx, get("a"))
+			o.SetHeaders(first)
+			want := http.Header{}
+			for name, vals := range first {
+				want[name] = []string{strings.Clone(vals[0])}
+			}
+			p.Release(o)
+			for name := range first {
+				first[name][0] = "tampered"
+			}
+
+			second := http.Header{}
+			o = p.Decide(ctx, get("b")) // another key: the same figures as the first
+			o.SetHeaders(second)
+			p.Release(o)
+			assert.Equal(t, want, second)
+			assert.Equal(t, "100", second.Get(core.HeaderXRateLimitLimit))
+			assert.Equal(t, `"default";q=100;w=60`, second.Get(core.HeaderRateLimitPolicy))
+		})
+	}
 }
