@@ -26,8 +26,10 @@ package luascript
 // floor(a / b) of non-negative a < 2^53 is Go's integer division (the rounded
 // quotient never reaches the next integer), math.fmod is an exact modulo, and
 // the sliding window's estimate performs the same double operations in the
-// same order as core's. Integers are written with string.format('%d'), never
-// tostring, which keeps only 14 digits.
+// same order as core's. A number passed to redis.call is written with 17
+// significant digits (Redis does so since 2.8: exact below 2^53), so the
+// meters hand theirs over as it is; text built in Lua uses string.format('%d'),
+// never tostring or .., which keep only 14 digits.
 
 // luaNow reads the arguments every script shares.
 const luaNow = `
@@ -64,7 +66,7 @@ for i = 1, nk do
 end
 if reply[1] == 1 and cost > 0 then
   for i = 1, nk do
-    local us = nxt[i] - now` + luaTTL + `    redis.call('SET', KEYS[i], string.format('%d', nxt[i]), 'PX', ms)
+    local us = nxt[i] - now` + luaTTL + `    redis.call('SET', KEYS[i], nxt[i], 'PX', ms)
   end
 end
 return reply
