@@ -154,9 +154,12 @@ func New(lim *core.Limiter, opts ...core.HTTPOption) (fiber.Handler, error) {
 			}
 			return c.Status(resp.Status).Send(resp.Body)
 		}
-		if !o.Wait(c.Context()) {
+		// A request held for the leaky bucket's queue stops waiting when the
+		// server shuts down. One with no delay passes at once: fasthttp lets
+		// the requests it is serving finish, and so does the middleware.
+		if o.Decision.Delay > 0 && !o.Wait(c.Context()) {
 			p.Release(o)
-			return nil // the server is shutting down
+			return nil
 		}
 		if o.Decided && inContext {
 			c.SetUserContext(o.Context(uctx))
