@@ -125,9 +125,11 @@ func (v request) Route() string  { return v.c.Route().Path }
 // The route pattern (for keyfuncs.Route) is c.Route().Path, which is the
 // handler's own route: register the handler on each route
 // (app.Get("/users/:id", mw, handler)), not with app.Use, when keys are per
-// route. The store is called with c.UserContext(). fasthttp does not report a
-// client that hangs up, so a held leaky-bucket request waits its whole delay
-// (or until the server shuts down).
+// route. The store is called with c.UserContext(). A limiter on the
+// SystemClock decides at the instant fasthttp stamped on the request when it
+// read it (RequestCtx.Time; see core.HTTPPolicy.DecideAt), without reading the
+// clock again. fasthttp does not report a client that hangs up, so a held
+// leaky-bucket request waits its whole delay (or until the server shuts down).
 func New(lim *core.Limiter, opts ...core.HTTPOption) (fiber.Handler, error) {
 	p, err := keyfuncs.Policy(lim, opts...)
 	if err != nil {
