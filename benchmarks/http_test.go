@@ -218,29 +218,17 @@ func BenchmarkHTTPEcho(b *testing.B) {
 }
 
 func BenchmarkHTTPFiber(b *testing.B) {
-	app := func(mw ...fiber.Handler) fasthttp.RequestHandler {
-		a := fiber.New(fiber.Config{DisableStartupMessage: true})
-		for _, m := range mw {
-			a.Use(m)
-		}
-		a.Get("/", func(c *fiber.Ctx) error { return c.SendString("ok") })
-		return a.Handler()
-	}
+	app := fiberApp
 	run := func(b *testing.B, h fasthttp.RequestHandler) {
-		var ctx fasthttp.RequestCtx
-		var req fasthttp.Request
-		req.Header.SetMethod("GET")
-		req.SetRequestURI("/")
-		ctx.Init(&req, &net.TCPAddr{IP: net.IPv4(192, 0, 2, 1), Port: 1234}, nil)
+		serve, code := serveFastHandler(h)
 		b.ReportAllocs()
 		b.ResetTimer()
 		for range b.N {
-			ctx.Response.Reset()
-			h(&ctx)
+			serve()
 		}
 		b.StopTimer()
-		if code := ctx.Response.StatusCode(); code != 200 {
-			b.Fatalf("status %d, want 200", code)
+		if c := code(); c != 200 {
+			b.Fatalf("status %d, want 200", c)
 		}
 	}
 	b.Run("bare", func(b *testing.B) { run(b, app()) })
@@ -270,6 +258,16 @@ func serve(h http.Handler) (func(), func() int) {
 		}, func() int {
 			return w.Code
 		}
+}
+
+// fiberApp is a Fiber app answering GET / with "ok" behind mw.
+func fiberApp(mw ...fiber.Handler) fasthttp.RequestHandler {
+	a := fiber.New(fiber.Config{DisableStartupMessage: true})
+	for _, m := range mw {
+		a.Use(m)
+	}
+	a.Get("/", func(c *fiber.Ctx) error { return c.SendString("ok") })
+	return a.Handler()
 }
 
 // serveFastHandler is serve for a fasthttp handler, called directly on one
@@ -465,14 +463,6 @@ func BenchmarkHTTPAdded(b *testing.B) {
 		}
 	}
 
-	fiberApp := func(mw ...fiber.Handler) fasthttp.RequestHandler {
-		a := fiber.New(fiber.Config{DisableStartupMessage: true})
-		for _, m := range mw {
-			a.Use(m)
-		}
-		a.Get("/", func(c *fiber.Ctx) error { return c.SendString("ok") })
-		return a.Handler()
-	}
 	fiberMws := []struct {
 		name string
 		make func(b *testing.B) fiber.Handler
@@ -481,11 +471,10 @@ func BenchmarkHTTPAdded(b *testing.B) {
 			return fiberlimiter.New(fiberlimiter.Config{Max: 1 << 30, Expiration: time.Minute})
 		}},
 		{"floor-5-headers", func(*testing.B) fiber.Handler {
-			names := []string{core.HeaderXRateLimitLimit, core.HeaderXRateLimitRemain, core.HeaderXRateLimitReset, core.HeaderRateLimitPolicy, core.HeaderRateLimit}
 			return func(c *fiber.Ctx) error {
 				h := &c.Response().Header
-				for i, name := range names {
-					h.SetCanonical([]byte(name), []byte(fiveValues[i][0]))
+				for _, f := range fiveFields {
+					h.SetCanonical([]byte(f.name), []byte(f.values[0]))
 				}
 				return c.Next()
 			}
@@ -535,13 +524,20 @@ func fiveHeaders(next http.Handler) http.Handler {
 	})
 }
 
-// fiveValues are fiveHeaders's values: what ratewarden would send.
-var fiveValues = [][]string{{"1000000"}, {"999999"}, {"1"}, {`"default";q=1000000;w=1`}, {`"default";r=999999;t=1`}}
+// fiveFields are fiveHeaders's fields: what ratewarden would send.
+var fiveFields = [...]struct {
+	name   string
+	values []string
+}{
+	{core.HeaderXRateLimitLimit, []string{"1000000"}},
+	{core.HeaderXRateLimitRemain, []string{"999999"}},
+	{core.HeaderXRateLimitReset, []string{"1"}},
+	{core.HeaderRateLimitPolicy, []string{`"default";q=1000000;w=1`}},
+	{core.HeaderRateLimit, []string{`"default";r=999999;t=1`}},
+}
 
 func setFiveHeaders(h http.Header) {
-	h[core.HeaderXRateLimitLimit] = fiveValues[0]
-	h[core.HeaderXRateLimitRemain] = fiveValues[1]
-	h[core.HeaderXRateLimitReset] = fiveValues[2]
-	h[core.HeaderRateLimitPolicy] = fiveValues[3]
-	h[core.HeaderRateLimit] = fiveValues[4]
+	for _, f := range fiveFields {
+		h[f.name] = f.values
+	}
 }
