@@ -59,7 +59,7 @@ var peers peerCache
 // ipv4 returns ip (4 bytes) as text, from the cache when it holds ip.
 func (c *peerCache) ipv4(ip net.IP) string {
 	a := binary.BigEndian.Uint32(ip)
-	slot := &c.slots[(a*0x9E3779B1)>>(32-peerSlotBits)]
+	slot := &c.slots[peerSlot(a)]
 	e := slot.Load()
 	if e == nil || e.ip != a {
 		e = &peerEntry{ip: a}
@@ -72,6 +72,10 @@ func (c *peerCache) ipv4(ip net.IP) string {
 
 // peerSlotBits is log2(peerSlots).
 const peerSlotBits = 10
+
+// peerSlot is the slot of the IPv4 address a (big-endian): the top bits of a
+// multiplicative hash, so neighbouring addresses spread out.
+func peerSlot(a uint32) uint32 { return (a * 0x9E3779B1) >> (32 - peerSlotBits) }
 
 // appendIPv4 appends ip (4 bytes) to buf as net.IP.String does: decimal
 // octets without leading zeros, written digit by digit (strconv's general path

@@ -1,6 +1,7 @@
 package fibermw
 
 import (
+	"encoding/binary"
 	"net"
 	"sync"
 	"testing"
@@ -38,10 +39,7 @@ func TestPeerTextEveryOctet(t *testing.T) {
 // other's text; text handed out earlier stays intact.
 func TestPeerCacheCollisions(t *testing.T) {
 	var c peerCache
-	slotOf := func(ip net.IP) uint32 {
-		a := uint32(ip[0])<<24 | uint32(ip[1])<<16 | uint32(ip[2])<<8 | uint32(ip[3])
-		return (a * 0x9E3779B1) >> (32 - peerSlotBits)
-	}
+	slotOf := func(ip net.IP) uint32 { return peerSlot(binary.BigEndian.Uint32(ip)) }
 	first := net.IP{203, 0, 113, 7}
 	var other net.IP
 	for i := range 1 << 20 {
