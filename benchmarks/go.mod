@@ -2,7 +2,7 @@ module github.com/ratewarden/ratewarden/benchmarks
 
 go 1.26.0
 
-require github.com/ratewarden/ratewarden v0.0.0-00010101000000-000000000000
+require github.com/ratewarden/ratewarden v0.1.0
 
 require (
 	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect
@@ -49,11 +49,11 @@ require (
 	github.com/pkg/errors v0.9.1 // indirect
 	github.com/quic-go/qpack v0.6.0 // indirect
 	github.com/quic-go/quic-go v0.59.0 // indirect
-	github.com/ratewarden/ratewarden/echomw v0.0.0-00010101000000-000000000000
-	github.com/ratewarden/ratewarden/fibermw v0.0.0-00010101000000-000000000000
-	github.com/ratewarden/ratewarden/ginmw v0.0.0-00010101000000-000000000000
-	github.com/ratewarden/ratewarden/store/redis v0.0.0-00010101000000-000000000000
-	github.com/ratewarden/ratewarden/store/rueidis v0.0.0-00010101000000-000000000000
+	github.com/ratewarden/ratewarden/echomw v0.1.0
+	github.com/ratewarden/ratewarden/fibermw v0.1.0
+	github.com/ratewarden/ratewarden/ginmw v0.1.0
+	github.com/ratewarden/ratewarden/store/redis v0.1.0
+	github.com/ratewarden/ratewarden/store/rueidis v0.1.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/redis/rueidis v1.0.79
 	github.com/rivo/uniseg v0.2.0 // indirect

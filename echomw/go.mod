@@ -1,10 +1,10 @@
 module github.com/ratewarden/ratewarden/echomw
 
-go 1.25.0
+go 1.26.0
 
 require (
 	github.com/labstack/echo/v4 v4.16.0
-	github.com/ratewarden/ratewarden v0.0.0-00010101000000-000000000000
+	github.com/ratewarden/ratewarden v0.1.0
 )
 
 require (

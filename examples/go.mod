@@ -6,11 +6,11 @@ require (
 	github.com/gin-gonic/gin v1.12.0
 	github.com/gofiber/fiber/v2 v2.52.15
 	github.com/labstack/echo/v4 v4.16.0
-	github.com/ratewarden/ratewarden v0.0.0-00010101000000-000000000000
-	github.com/ratewarden/ratewarden/echomw v0.0.0-00010101000000-000000000000
-	github.com/ratewarden/ratewarden/fibermw v0.0.0-00010101000000-000000000000
-	github.com/ratewarden/ratewarden/ginmw v0.0.0-00010101000000-000000000000
-	github.com/ratewarden/ratewarden/store/redis v0.0.0-00010101000000-000000000000
+	github.com/ratewarden/ratewarden v0.1.0
+	github.com/ratewarden/ratewarden/echomw v0.1.0
+	github.com/ratewarden/ratewarden/fibermw v0.1.0
+	github.com/ratewarden/ratewarden/ginmw v0.1.0
+	github.com/ratewarden/ratewarden/store/redis v0.1.0
 	github.com/redis/go-redis/v9 v9.23.0
 )
 

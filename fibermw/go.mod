@@ -1,10 +1,10 @@
 module github.com/ratewarden/ratewarden/fibermw
 
-go 1.25.0
+go 1.26.0
 
 require (
 	github.com/gofiber/fiber/v2 v2.52.15
-	github.com/ratewarden/ratewarden v0.0.0-00010101000000-000000000000
+	github.com/ratewarden/ratewarden v0.1.0
 	github.com/stretchr/testify v1.12.1
 )
 

@@ -1,10 +1,10 @@
 module github.com/ratewarden/ratewarden/ginmw
 
-go 1.25.0
+go 1.26.0
 
 require (
 	github.com/gin-gonic/gin v1.12.0
-	github.com/ratewarden/ratewarden v0.0.0-00010101000000-000000000000
+	github.com/ratewarden/ratewarden v0.1.0
 )
 
 require (

@@ -3,7 +3,7 @@ module github.com/ratewarden/ratewarden/store/redis
 go 1.26.0
 
 require (
-	github.com/ratewarden/ratewarden v0.0.0-00010101000000-000000000000
+	github.com/ratewarden/ratewarden v0.1.0
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/stretchr/testify v1.12.1
 )

@@ -1,9 +1,9 @@
 module github.com/ratewarden/ratewarden/store/rueidis
 
-go 1.25.0
+go 1.26.0
 
 require (
-	github.com/ratewarden/ratewarden v0.0.0-00010101000000-000000000000
+	github.com/ratewarden/ratewarden v0.1.0
 	github.com/redis/rueidis v1.0.79
 	github.com/stretchr/testify v1.12.1
 )
