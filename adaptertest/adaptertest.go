@@ -13,12 +13,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/golang-jwt/jwt/v5"
+	gojwt "github.com/golang-jwt/jwt/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/httplimit"
 	"github.com/ratewarden/ratewarden/keyfuncs"
+	"github.com/ratewarden/ratewarden/keyfuncs/jwt"
 	"github.com/ratewarden/ratewarden/store/memory"
 )
 
@@ -29,7 +31,7 @@ const PeerHeader = "X-Test-Peer"
 
 // Handler is what every route of the app under test does: read the decision
 // through the adapter's own accessor (DecisionFrom; the suite builds the
-// middleware with core.WithDecisionInContext unless it tests the default), pass it here, and answer
+// middleware with httplimit.WithDecisionInContext unless it tests the default), pass it here, and answer
 // 200 with the returned string as the body, with Content-Type
 // "text/plain; charset=utf-8".
 type Handler func(d core.Decision, ok bool) string
@@ -50,7 +52,7 @@ type Adapter struct {
 	// with lim and opts, and h (see Handler). The routes are GET, HEAD and POST
 	// on "/", "/health" and "/users/<id>" (a route with a parameter, so that
 	// keys can be per route). New returns the adapter constructor's error.
-	New func(t *testing.T, lim *core.Limiter, h Handler, opts ...core.HTTPOption) (*Server, error)
+	New func(t *testing.T, lim *core.Limiter, h Handler, opts ...httplimit.Option) (*Server, error)
 	// Disconnects reports whether a client can hang up while its request is
 	// held (false when requests are not sent over a connection).
 	Disconnects bool
@@ -89,7 +91,7 @@ var t0 = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 // env is one test's limiter, clock and app.
 type env struct {
 	t         *testing.T
-	noContext bool // leave out core.WithDecisionInContext
+	noContext bool // leave out httplimit.WithDecisionInContext
 	clk       *core.ManualClock
 	srv       *Server
 	calls     atomic.Int64
@@ -97,7 +99,7 @@ type env struct {
 
 // start builds a limiter of alg and limit on a fresh memory store (or st) and
 // an app with opts.
-func start(t *testing.T, a Adapter, st core.Store, alg core.Algorithm, limit core.Limit, lopts []core.Option, opts ...core.HTTPOption) *env {
+func start(t *testing.T, a Adapter, st core.Store, alg core.Algorithm, limit core.Limit, lopts []core.Option, opts ...httplimit.Option) *env {
 	t.Helper()
 	e := newEnv(t)
 	e.run(a, st, alg, limit, lopts, opts...)
@@ -106,7 +108,7 @@ func start(t *testing.T, a Adapter, st core.Store, alg core.Algorithm, limit cor
 
 func newEnv(t *testing.T) *env { return &env{t: t, clk: core.NewManualClock(t0)} }
 
-func (e *env) run(a Adapter, st core.Store, alg core.Algorithm, limit core.Limit, lopts []core.Option, opts ...core.HTTPOption) {
+func (e *env) run(a Adapter, st core.Store, alg core.Algorithm, limit core.Limit, lopts []core.Option, opts ...httplimit.Option) {
 	t := e.t
 	t.Helper()
 	if st == nil {
@@ -118,7 +120,7 @@ func (e *env) run(a Adapter, st core.Store, alg core.Algorithm, limit core.Limit
 	lim, err := core.NewLimiter(st, alg, limit, append([]core.Option{core.WithClock(e.clk)}, lopts...)...)
 	require.NoError(t, err)
 	if !e.noContext {
-		opts = append([]core.HTTPOption{core.WithDecisionInContext()}, opts...)
+		opts = append([]httplimit.Option{httplimit.WithDecisionInContext()}, opts...)
 	}
 	srv, err := a.New(t, lim, func(d core.Decision, ok bool) string {
 		e.calls.Add(1)
@@ -140,8 +142,8 @@ type response struct {
 }
 
 var ownedHeaders = []string{
-	"Content-Type", core.HeaderRetryAfter, core.HeaderXRateLimitLimit, core.HeaderXRateLimitRemain,
-	core.HeaderXRateLimitReset, core.HeaderRateLimitPolicy, core.HeaderRateLimit,
+	"Content-Type", httplimit.HeaderRetryAfter, httplimit.HeaderXRateLimitLimit, httplimit.HeaderXRateLimitRemain,
+	httplimit.HeaderXRateLimitReset, httplimit.HeaderRateLimitPolicy, httplimit.HeaderRateLimit,
 }
 
 // do sends method path from peer with header pairs kv.
@@ -181,7 +183,7 @@ func ok(body string, h map[string]string) response {
 }
 
 func text(status int, body string, h map[string]string) response {
-	h["Content-Type"] = core.ContentTypeTextPlain
+	h["Content-Type"] = httplimit.ContentTypeTextPlain
 	return response{Status: status, Headers: h, Body: body}
 }
 
@@ -223,7 +225,7 @@ func Run(t *testing.T, a Adapter) {
 		assert.Equal(t, text(429, "Too Many Requests\n", denied("2", "60", "40")), e.do("GET", "/", peerA, "Accept", "text/html,*/*;q=0.8"))
 		jsonResp := e.do("POST", "/users/7", peerA, "Accept", "application/json")
 		assert.Equal(t, `{"type":"https://iana.org/assignments/http-problem-types#quota-exceeded","title":"Request cannot be satisfied as assigned quota has been exceeded","status":429,"violated-policies":["default"]}`, jsonResp.Body)
-		assert.Equal(t, core.ContentTypeProblemJSON, jsonResp.Headers["Content-Type"])
+		assert.Equal(t, httplimit.ContentTypeProblemJSON, jsonResp.Headers["Content-Type"])
 		head := e.do("HEAD", "/", peerA, "Accept", "application/json")
 		assert.Equal(t, 429, head.Status)
 		assert.Empty(t, head.Body)
@@ -267,21 +269,21 @@ func Run(t *testing.T, a Adapter) {
 	t.Run("JWT subject", func(t *testing.T) {
 		secret := []byte("0123456789abcdef0123456789abcdef")
 		e := newEnv(t)
-		kf, err := keyfuncs.JWTSubject(keyfuncs.WithHMACSecret(secret), keyfuncs.WithClock(e.clk))
+		kf, err := jwt.Subject(jwt.WithHMACSecret(secret), jwt.WithClock(e.clk))
 		require.NoError(t, err)
-		e.run(a, nil, core.GCRA, core.PerMinute(5), nil, core.WithKeyFunc(kf))
-		sign := func(m jwt.SigningMethod, key any, claims jwt.MapClaims) string {
-			s, err := jwt.NewWithClaims(m, claims).SignedString(key)
+		e.run(a, nil, core.GCRA, core.PerMinute(5), nil, httplimit.WithKey(kf))
+		sign := func(m gojwt.SigningMethod, key any, claims gojwt.MapClaims) string {
+			s, err := gojwt.NewWithClaims(m, claims).SignedString(key)
 			require.NoError(t, err)
 			return "Bearer " + s
 		}
-		good := jwt.MapClaims{"sub": "alice", "exp": t0.Add(time.Hour).Unix()}
-		assert.Equal(t, ok("ok, remaining 4", allowed("5", "60", "4", "12")), e.do("GET", "/", peerA, "Authorization", sign(jwt.SigningMethodHS256, secret, good)))
+		good := gojwt.MapClaims{"sub": "alice", "exp": t0.Add(time.Hour).Unix()}
+		assert.Equal(t, ok("ok, remaining 4", allowed("5", "60", "4", "12")), e.do("GET", "/", peerA, "Authorization", sign(gojwt.SigningMethodHS256, secret, good)))
 		unauthorized := text(401, "Unauthorized\n", map[string]string{})
 		for name, auth := range map[string]string{
-			"wrong key": sign(jwt.SigningMethodHS256, []byte("another secret, 32 bytes long!!"), good),
-			"expired":   sign(jwt.SigningMethodHS256, secret, jwt.MapClaims{"sub": "alice", "exp": t0.Add(-time.Minute).Unix()}),
-			"alg none":  sign(jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, good),
+			"wrong key": sign(gojwt.SigningMethodHS256, []byte("another secret, 32 bytes long!!"), good),
+			"expired":   sign(gojwt.SigningMethodHS256, secret, gojwt.MapClaims{"sub": "alice", "exp": t0.Add(-time.Minute).Unix()}),
+			"alg none":  sign(gojwt.SigningMethodNone, gojwt.UnsafeAllowNoneSignatureType, good),
 			"missing":   "",
 			"garbage":   "Bearer a.b.c",
 			"huge":      "Bearer " + strings.Repeat("x", 64<<10),
@@ -296,7 +298,7 @@ func Run(t *testing.T, a Adapter) {
 		require.NoError(t, err)
 		kf, err := keyfuncs.Compose(keyfuncs.Route(), ip)
 		require.NoError(t, err)
-		e := start(t, a, nil, core.GCRA, core.PerMinute(1), nil, core.WithKeyFunc(kf))
+		e := start(t, a, nil, core.GCRA, core.PerMinute(1), nil, httplimit.WithKey(kf))
 		assert.Equal(t, 200, e.do("GET", "/users/1", peerA).Status)
 		assert.Equal(t, 429, e.do("GET", "/users/2", peerA).Status, "same route pattern")
 		assert.Equal(t, 200, e.do("GET", "/", peerA).Status, "another route")
@@ -311,7 +313,7 @@ func Run(t *testing.T, a Adapter) {
 
 	t.Run("skip", func(t *testing.T) {
 		e := start(t, a, nil, core.GCRA, core.PerMinute(1), nil,
-			core.WithSkip(func(r core.HTTPRequest) bool { return r.Path() == "/health" }))
+			httplimit.WithSkip(func(r keyfuncs.Request) bool { return r.Path() == "/health" }))
 		for range 3 {
 			assert.Equal(t, ok("ok, no decision", map[string]string{"Content-Type": "text/plain; charset=utf-8"}), e.do("GET", "/health", peerA))
 		}
@@ -321,7 +323,7 @@ func Run(t *testing.T, a Adapter) {
 
 	t.Run("cost", func(t *testing.T) {
 		e := start(t, a, nil, core.TokenBucket, core.PerMinute(3), nil,
-			core.WithCost(func(r core.HTTPRequest) int64 {
+			httplimit.WithCost(func(r keyfuncs.Request) int64 {
 				if r.Method() == "POST" {
 					return 2
 				}
@@ -351,14 +353,14 @@ func Run(t *testing.T, a Adapter) {
 	t.Run("store failure", func(t *testing.T) {
 		for _, closed := range []bool{false, true} {
 			var hooked atomic.Int64
-			opts := []core.HTTPOption{core.WithErrorHandler(func(_ core.HTTPRequest, err error) {
+			opts := []httplimit.Option{httplimit.WithErrorHandler(func(_ keyfuncs.Request, err error) {
 				if errors.Is(err, errStoreDown) {
 					hooked.Add(1)
 				}
 			})}
 			want := ok("ok, no decision", map[string]string{"Content-Type": "text/plain; charset=utf-8"})
 			if closed {
-				opts = append(opts, core.WithFailClosed())
+				opts = append(opts, httplimit.WithFailClosed())
 				want = text(503, "Service Unavailable\n", map[string]string{})
 			}
 			e := start(t, a, failingStore{}, core.GCRA, core.PerMinute(1), nil, opts...)
@@ -368,7 +370,7 @@ func Run(t *testing.T, a Adapter) {
 	})
 
 	t.Run("leaky bucket holds", func(t *testing.T) {
-		e := start(t, a, nil, core.LeakyBucket, core.PerSecond(100).WithBurst(5), nil, core.WithMaxDelay(15*time.Millisecond))
+		e := start(t, a, nil, core.LeakyBucket, core.PerSecond(100).WithBurst(5), nil, httplimit.WithMaxDelay(15*time.Millisecond))
 		for i, hold := range []time.Duration{0, 10 * time.Millisecond} {
 			began := time.Now()
 			assert.Equal(t, 200, e.do("GET", "/", peerA).Status, "request %d", i)
@@ -386,13 +388,13 @@ func Run(t *testing.T, a Adapter) {
 			ip, err := keyfuncs.IP()
 			require.NoError(t, err)
 			var once sync.Once
-			kf := func(r core.HTTPRequest) (string, error) {
+			kf := func(r keyfuncs.Request) (string, error) {
 				if r.Header("X-Hang-Up") != "" {
 					once.Do(hangUp)
 				}
 				return ip(r)
 			}
-			e := start(t, a, nil, core.LeakyBucket, core.PerHour(1).WithBurst(5), nil, core.WithKeyFunc(kf))
+			e := start(t, a, nil, core.LeakyBucket, core.PerHour(1).WithBurst(5), nil, httplimit.WithKey(kf))
 			assert.Equal(t, 200, e.do("GET", "/", peerA).Status)
 			_, err = e.send(ctx, "GET", "/", peerA, "X-Hang-Up", "1")
 			require.ErrorIs(t, err, context.Canceled)
@@ -406,7 +408,7 @@ func Run(t *testing.T, a Adapter) {
 		assert.ErrorIs(t, err, core.ErrInvalidOption)
 		lim, err := core.NewLimiter(failingStore{}, core.GCRA, core.PerMinute(1))
 		require.NoError(t, err)
-		_, err = a.New(t, lim, Body, core.WithKeyFunc(nil))
+		_, err = a.New(t, lim, Body, httplimit.WithKey(nil))
 		assert.ErrorIs(t, err, core.ErrInvalidOption)
 		_, err = a.New(t, lim, Body, nil)
 		assert.ErrorIs(t, err, core.ErrInvalidOption)

@@ -33,7 +33,7 @@ func runTimeline(t *testing.T, alg core.Algorithm, l core.Limit, s *core.State, 
 	t.Helper()
 	for i, st := range steps {
 		before := clone(*s)
-		d, err := alg.ApplyMicros(s, l, st.cost, st.at)
+		d, err := applyMicros(alg, s, l, st.cost, st.at)
 		require.NoError(t, err)
 		want := st.want
 		want.Limit = l
@@ -64,7 +64,7 @@ func TestSlidingWindowSeed003(t *testing.T) {
 
 	// Reading the seed's 3 as already admitted, the new request makes 7.5.
 	s = core.State{T: start, N: 3, P: 5}
-	d, err := core.SlidingWindow.ApplyMicros(&s, l, 1, at)
+	d, err := applyMicros(core.SlidingWindow, &s, l, 1, at)
 	require.NoError(t, err)
 	assert.False(t, d.Allowed)
 }
@@ -218,27 +218,27 @@ func TestApplyEdgeCases(t *testing.T) {
 			// A state with some spending in it.
 			var s core.State
 			for range 2 {
-				d, err := alg.ApplyMicros(&s, l, 1, now)
+				d, err := applyMicros(alg, &s, l, 1, now)
 				require.NoError(t, err)
 				require.True(t, d.Allowed)
 			}
 			before := clone(s)
 
 			t.Run("peek", func(t *testing.T) {
-				d, err := alg.ApplyMicros(&s, l, 0, now)
+				d, err := applyMicros(alg, &s, l, 0, now)
 				require.NoError(t, err)
 				assert.True(t, d.Allowed)
 				assert.Equal(t, int64(2), d.Remaining)
 				assert.Equal(t, before, s)
 				var fresh core.State
-				d, err = alg.ApplyMicros(&fresh, l, 0, now)
+				d, err = applyMicros(alg, &fresh, l, 0, now)
 				require.NoError(t, err)
 				assert.Equal(t, core.Decision{Allowed: true, Remaining: 4, Limit: l}, d)
 				assert.Equal(t, core.State{}, fresh)
 			})
 			t.Run("negative cost", func(t *testing.T) {
 				for _, c := range []int64{-1, math.MinInt64} {
-					d, err := alg.ApplyMicros(&s, l, c, now)
+					d, err := applyMicros(alg, &s, l, c, now)
 					require.ErrorIs(t, err, core.ErrInvalidCost)
 					assert.Equal(t, core.Decision{}, d)
 					assert.Equal(t, before, s)
@@ -246,7 +246,7 @@ func TestApplyEdgeCases(t *testing.T) {
 			})
 			t.Run("cost above capacity", func(t *testing.T) {
 				for _, c := range []int64{5, 1 << 40, math.MaxInt64} {
-					d, err := alg.ApplyMicros(&s, l, c, now)
+					d, err := applyMicros(alg, &s, l, c, now)
 					require.NoError(t, err)
 					assert.False(t, d.Allowed)
 					assert.True(t, d.Exceeds)
@@ -257,20 +257,20 @@ func TestApplyEdgeCases(t *testing.T) {
 			})
 			t.Run("time out of range", func(t *testing.T) {
 				for _, at := range []int64{-1, math.MinInt64, core.MaxTime + 1, math.MaxInt64} {
-					d, err := alg.ApplyMicros(&s, l, 1, at)
+					d, err := applyMicros(alg, &s, l, 1, at)
 					require.ErrorIs(t, err, core.ErrClock)
 					assert.Equal(t, core.Decision{}, d)
 					assert.Equal(t, before, s)
 				}
 			})
 			t.Run("invalid algorithm and limit", func(t *testing.T) {
-				_, err := core.Algorithm(0).ApplyMicros(&s, l, 1, now)
+				_, err := applyMicros(core.Algorithm(0), &s, l, 1, now)
 				require.ErrorIs(t, err, core.ErrInvalidAlgorithm)
-				_, err = core.Algorithm(7).ApplyMicros(&s, l, 1, now)
+				_, err = applyMicros(core.Algorithm(7), &s, l, 1, now)
 				require.ErrorIs(t, err, core.ErrInvalidAlgorithm)
 				for _, bad := range []core.Limit{{}, core.PerSecond(-1), core.Every(1, -time.Second),
 					core.Every(1, 1500*time.Nanosecond), core.PerSecond(2).WithBurst(-1), core.Every(2, time.Microsecond)} {
-					_, err = alg.ApplyMicros(&s, bad, 1, now)
+					_, err = applyMicros(alg, &s, bad, 1, now)
 					require.ErrorIs(t, err, core.ErrInvalidLimit, "%+v", bad)
 				}
 				assert.Equal(t, before, s)
@@ -282,7 +282,7 @@ func TestApplyEdgeCases(t *testing.T) {
 				for i := range int64(20) {
 					at := end - 2_000_000 + i*100_000
 					b := clone(s)
-					d, err := alg.ApplyMicros(&s, l, 1, at)
+					d, err := applyMicros(alg, &s, l, 1, at)
 					require.NoError(t, err)
 					checkDecision(t, alg, b, clone(s), l, 1, at, d)
 					if d.Allowed {
@@ -290,20 +290,20 @@ func TestApplyEdgeCases(t *testing.T) {
 					}
 				}
 				assert.LessOrEqual(t, got, 12, "at most 4 + 4/s x 1.9 s")
-				d, err := alg.ApplyMicros(&s, l, math.MaxInt64, end)
+				d, err := applyMicros(alg, &s, l, math.MaxInt64, end)
 				require.NoError(t, err)
 				assert.True(t, d.Exceeds)
 			})
 			t.Run("clock steps back", func(t *testing.T) {
 				s := clone(before)
 				// Spend the rest at now; then ask from earlier and earlier.
-				d, err := alg.ApplyMicros(&s, l, 2, now)
+				d, err := applyMicros(alg, &s, l, 2, now)
 				require.NoError(t, err)
 				require.True(t, d.Allowed)
 				for _, back := range []time.Duration{time.Microsecond, time.Millisecond, 900 * time.Millisecond, time.Hour, 24 * 365 * time.Hour} {
 					at := now - us(back)
 					b := clone(s)
-					d, err := alg.ApplyMicros(&s, l, 1, at)
+					d, err := applyMicros(alg, &s, l, 1, at)
 					require.NoError(t, err)
 					assert.False(t, d.Allowed, "no quota minted %s back", back)
 					assert.Positive(t, d.RetryAfter)
@@ -314,14 +314,14 @@ func TestApplyEdgeCases(t *testing.T) {
 			t.Run("clock jumps a year forward", func(t *testing.T) {
 				s := clone(before)
 				at := now + us(366*24*time.Hour)
-				d, err := alg.ApplyMicros(&s, l, 1, at)
+				d, err := applyMicros(alg, &s, l, 1, at)
 				require.NoError(t, err)
 				assert.True(t, d.Allowed)
 				assert.Equal(t, int64(3), d.Remaining)
-				d, err = alg.ApplyMicros(&s, l, 3, at)
+				d, err = applyMicros(alg, &s, l, 3, at)
 				require.NoError(t, err)
 				assert.True(t, d.Allowed)
-				d, err = alg.ApplyMicros(&s, l, 1, at)
+				d, err = applyMicros(alg, &s, l, 1, at)
 				require.NoError(t, err)
 				assert.False(t, d.Allowed)
 			})
@@ -333,13 +333,13 @@ func TestApplyUsesTime(t *testing.T) {
 	l := core.PerSecond(1)
 	var a, b core.State
 	now := time.UnixMicro(hms(0, 0, 0))
-	da, err := core.GCRA.Apply(&a, l, 1, now)
+	da, err := applyAt(core.GCRA, &a, l, 1, now)
 	require.NoError(t, err)
-	db, err := core.GCRA.ApplyMicros(&b, l, 1, core.Micros(now))
+	db, err := applyMicros(core.GCRA, &b, l, 1, core.Micros(now))
 	require.NoError(t, err)
 	assert.Equal(t, da, db)
 	assert.Equal(t, a, b)
-	_, err = core.GCRA.Apply(&a, l, 1, time.Unix(-1, 0))
+	_, err = applyAt(core.GCRA, &a, l, 1, time.Unix(-1, 0))
 	require.ErrorIs(t, err, core.ErrClock)
 }
 
@@ -509,21 +509,21 @@ func TestFreshAt(t *testing.T) {
 	for _, alg := range core.Algorithms() {
 		t.Run(alg.String(), func(t *testing.T) {
 			var s core.State
-			assert.Zero(t, alg.FreshAt(&s, l))
+			assert.Zero(t, freshAt(alg, &s, l))
 			now := hms(7, 0, 0) + 300_000
 			for range 3 {
-				_, err := alg.ApplyMicros(&s, l, 1, now)
+				_, err := applyMicros(alg, &s, l, 1, now)
 				require.NoError(t, err)
 			}
-			at := alg.FreshAt(&s, l)
+			at := freshAt(alg, &s, l)
 			require.Greater(t, at, now)
 			var fresh core.State
 			for _, dt := range []int64{0, 1, 250_000, 1_000_000, 3_000_000} {
 				a := clone(s)
-				da, err := alg.ApplyMicros(&a, l, 4, at+dt)
+				da, err := applyMicros(alg, &a, l, 4, at+dt)
 				require.NoError(t, err)
 				f := fresh
-				df, err := alg.ApplyMicros(&f, l, 4, at+dt)
+				df, err := applyMicros(alg, &f, l, 4, at+dt)
 				require.NoError(t, err)
 				assert.Equal(t, df.Allowed, da.Allowed)
 				assert.Equal(t, df.Remaining, da.Remaining)

@@ -33,18 +33,20 @@ func TestDivIntervalIsExact(t *testing.T) {
 	}
 }
 
-// A limit copied from a limiter and then changed must not reuse the figures
-// cached for the original.
-func TestCachedParamsFollowTheLimit(t *testing.T) {
-	l := PerSecond(10)
-	p, err := computeParams(l)
+// A request whose algorithm or limits are not the ones its Limiter planned
+// for must not be decided with the plan's figures.
+func TestPlanFollowsTheRequest(t *testing.T) {
+	limits := []Limit{PerSecond(10)}
+	p, err := newPlan(GCRA, limits)
 	require.NoError(t, err)
-	l.prep = &p
-	l.Rate = 20
-	var buf params
-	got, err := paramsOf(&l, &buf)
-	require.NoError(t, err)
-	require.Equal(t, int64(50_000), got.interval)
+	req := TakeRequest{Algorithm: GCRA, Limits: limits, plan: &p}
+	require.NotNil(t, req.prepared())
+	req.Limits = []Limit{PerSecond(20)}
+	require.Nil(t, req.prepared(), "other limits")
+	req.Limits, req.Algorithm = limits, TokenBucket
+	require.Nil(t, req.prepared(), "another algorithm")
+	req.Algorithm, req.Limits = GCRA, nil
+	require.Nil(t, req.prepared(), "no limits")
 }
 
 func TestFigures(t *testing.T) {

@@ -67,7 +67,7 @@ func runDriver(t *testing.T, alg core.Algorithm, lim core.Limit, phaseLen time.D
 				waiting++
 			}
 			for waiting > 0 {
-				d, err := alg.ApplyMicros(&s, lim, 1, tick)
+				d, err := applyMicros(alg, &s, lim, 1, tick)
 				require.NoError(t, err)
 				if !d.Allowed {
 					require.Positive(t, d.RetryAfter)

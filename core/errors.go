@@ -19,8 +19,4 @@ var (
 	ErrClock = errors.New("ratewarden: time out of range")
 	// ErrStoreClosed is returned by a store used after Close.
 	ErrStoreClosed = errors.New("ratewarden: store closed")
-	// ErrKey reports that no key could be extracted from a request (no API key,
-	// a bad token): the request is answered by the key-error policy, never let
-	// through unlimited.
-	ErrKey = errors.New("ratewarden: no key")
 )

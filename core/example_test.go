@@ -29,15 +29,15 @@ func ExampleParseLimit() {
 	// true ratewarden: invalid limit: "10/fortnight": period is neither a unit nor a duration (want RATE/PERIOD such as 10/s, 100/m or 5/30s)
 }
 
-// The algorithms are pure functions of a State, a limit, a cost and a time:
+// The algorithms are pure functions of states, limits, a cost and a time:
 // here a token bucket of 3, refilled one token a second, meets a burst.
-func ExampleAlgorithm_Apply() {
-	var s core.State
-	l := core.PerSecond(1).WithBurst(3)
+func ExampleAlgorithm_ApplyAll() {
+	states := []core.State{{}} // one state per limit, the zero State for a new key
+	limits := []core.Limit{core.PerSecond(1).WithBurst(3)}
 	start := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	for _, ms := range []int{0, 0, 0, 0, 400, 1000, 1500, 5000} {
 		now := start.Add(time.Duration(ms) * time.Millisecond)
-		d, err := core.TokenBucket.Apply(&s, l, 1, now)
+		d, err := core.TokenBucket.ApplyAll(states, limits, 1, core.Micros(now))
 		if err != nil {
 			fmt.Println(err)
 			return

@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -10,38 +11,46 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewarden/ratewarden/core"
-	"github.com/ratewarden/ratewarden/store/memory"
 )
 
-// prepared returns l as a Limiter prepares it (with its figures cached).
-func prepared(t *testing.T, alg core.Algorithm, l core.Limit) core.Limit {
-	t.Helper()
-	st, err := memory.New(memory.WithSweepInterval(0))
-	require.NoError(t, err)
-	t.Cleanup(func() { st.Close() })
-	lim, err := core.NewLimiter(st, alg, l)
-	require.NoError(t, err)
-	return lim.Limits()[0]
+// captureStore records the last request a Limiter sent it.
+type captureStore struct{ req core.TakeRequest }
+
+func (s *captureStore) Take(_ context.Context, req core.TakeRequest) (core.Decision, error) {
+	s.req = req
+	return core.Decision{Allowed: true}, nil
 }
 
-// AdvanceWord must leave exactly the state ApplyInto leaves, for every cost,
-// time and state, on prepared and unprepared limits alike: the memory store
-// swaps in the one and reports the decision of the other.
-func TestAdvanceWordAgreesWithApply(t *testing.T) {
+// prepared returns the request a Limiter of alg and l sends its store, with
+// the figures the Limiter computed once.
+func prepared(t *testing.T, alg core.Algorithm, l core.Limit) core.TakeRequest {
+	t.Helper()
+	st := &captureStore{}
+	lim, err := core.NewLimiter(st, alg, l)
+	require.NoError(t, err)
+	_, err = lim.Allow(context.Background(), "k")
+	require.NoError(t, err)
+	return st.req
+}
+
+// AdvanceWord must leave exactly the state Decide leaves, for every cost,
+// time and state, on requests built by a Limiter and by hand alike: the
+// memory store swaps in the one and reports the decision of the other.
+func TestAdvanceWordAgreesWithDecide(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	limits := []core.Limit{core.PerSecond(10), core.PerMinute(7).WithBurst(3), core.Every(5, 30*time.Second).WithBurst(40), core.PerHour(1)}
 	for _, alg := range []core.Algorithm{core.TokenBucket, core.LeakyBucket, core.GCRA} {
-		for _, raw := range limits {
-			for _, l := range []core.Limit{raw, prepared(t, alg, raw)} {
-				var st core.State
+		for _, l := range limits {
+			for _, req := range []core.TakeRequest{{Algorithm: alg, Limits: []core.Limit{l}}, prepared(t, alg, l)} {
+				var st [1]core.State
 				now := int64(1_700_000_000_000_000)
 				for range 2000 {
 					now += rng.Int64N(3 * l.Period.Microseconds() / l.Rate)
-					cost := rng.Int64N(l.EffectiveBurst() + 2)
-					next := alg.AdvanceWord(&l, st.T, cost, now)
+					req.Cost = rng.Int64N(l.EffectiveBurst() + 2)
+					next := req.AdvanceWord(st[0].T, now)
 					var d core.Decision
-					require.NoError(t, alg.ApplyInto(&d, &st, &l, cost, now))
-					require.Equal(t, st.T, next, "%s %s cost %d at %d", alg, l, cost, now)
+					require.NoError(t, req.Decide(&d, st[:], now))
+					require.Equal(t, st[0].T, next, "%s %s cost %d at %d", alg, l, req.Cost, now)
 				}
 			}
 		}
@@ -53,22 +62,25 @@ func TestAdvanceWordLeavesInvalidRequestsAlone(t *testing.T) {
 	const t0 = int64(1_700_000_000_000_000)
 	cases := map[string]struct {
 		alg       core.Algorithm
-		l         core.Limit
+		limits    []core.Limit
 		cost, now int64
 	}{
-		"window algorithm": {core.FixedWindow, l, 1, t0},
-		"unknown":          {core.Algorithm(200), l, 1, t0},
-		"negative cost":    {core.GCRA, l, -1, t0},
-		"peek":             {core.GCRA, l, 0, t0},
-		"over capacity":    {core.GCRA, l, 11, t0},
-		"negative time":    {core.GCRA, l, 1, -5},
-		"time past max":    {core.GCRA, l, 1, core.MaxTime + 1},
-		"invalid limit":    {core.GCRA, core.Limit{Rate: -1, Period: time.Second}, 1, t0},
-		"overflowing cost": {core.GCRA, l, math.MaxInt64, t0},
+		"window algorithm": {core.FixedWindow, []core.Limit{l}, 1, t0},
+		"unknown":          {core.Algorithm(200), []core.Limit{l}, 1, t0},
+		"negative cost":    {core.GCRA, []core.Limit{l}, -1, t0},
+		"peek":             {core.GCRA, []core.Limit{l}, 0, t0},
+		"over capacity":    {core.GCRA, []core.Limit{l}, 11, t0},
+		"negative time":    {core.GCRA, []core.Limit{l}, 1, -5},
+		"time past max":    {core.GCRA, []core.Limit{l}, 1, core.MaxTime + 1},
+		"invalid limit":    {core.GCRA, []core.Limit{{Rate: -1, Period: time.Second}}, 1, t0},
+		"overflowing cost": {core.GCRA, []core.Limit{l}, math.MaxInt64, t0},
+		"two limits":       {core.GCRA, []core.Limit{l, l}, 1, t0},
+		"no limits":        {core.GCRA, nil, 1, t0},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			assert.Equal(t, int64(42), c.alg.AdvanceWord(&c.l, 42, c.cost, c.now))
+			req := core.TakeRequest{Algorithm: c.alg, Limits: c.limits, Cost: c.cost}
+			assert.Equal(t, int64(42), req.AdvanceWord(42, c.now))
 		})
 	}
 }
@@ -79,7 +91,8 @@ func TestFingerprint(t *testing.T) {
 	}
 	base := core.PerSecond(10)
 	assert.Equal(t, fp(core.GCRA, base), fp(core.GCRA, base.Named("api")), "names do not separate state")
-	assert.Equal(t, fp(core.GCRA, base), fp(core.GCRA, prepared(t, core.GCRA, base)), "the cached part matches")
+	planned := prepared(t, core.GCRA, base)
+	assert.Equal(t, fp(core.GCRA, base), planned.Fingerprint(), "the planned fingerprint matches")
 	assert.Equal(t, fp(core.GCRA, base), fp(core.GCRA, base.WithBurst(10)), "burst 0 means Rate")
 	seen := map[uint64]string{}
 	for _, alg := range core.Algorithms() {
@@ -102,6 +115,6 @@ func TestFingerprint(t *testing.T) {
 		}
 	}
 	changed := prepared(t, core.GCRA, base)
-	changed.Rate = 20
-	assert.Equal(t, fp(core.GCRA, core.PerSecond(20).WithBurst(10)), fp(core.GCRA, changed), "a changed limit is not read from its stale cache")
+	changed.Limits = []core.Limit{core.PerSecond(20).WithBurst(10)}
+	assert.Equal(t, fp(core.GCRA, changed.Limits...), changed.Fingerprint(), "changed limits are not read from the plan")
 }

@@ -67,28 +67,3 @@ func meterNext(p *params, tat, cost, now int64) (next int64, fits bool) {
 	next = tat + cost*p.interval
 	return next, next-now <= p.tau
 }
-
-// AdvanceWord returns the one-word state (State.T) that a request of the given
-// cost at now leaves behind under l, for a one-word algorithm (see OneWord): the
-// next state when the request is admitted, t itself when it is denied, a peek,
-// or invalid (ApplyInto then reports the error). A lock-free store computes it
-// between loading and compare-and-swapping its word, which keeps that window
-// short, and builds the Decision afterwards with ApplyInto on the state it
-// loaded; both see the same (t, cost, now), so they agree.
-func (a Algorithm) AdvanceWord(l *Limit, t, cost, now int64) int64 {
-	p := l.prepared()
-	if p == nil {
-		c, err := computeParams(*l)
-		if err != nil {
-			return t
-		}
-		p = &c
-	}
-	if !a.OneWord() || !validArgs(a, cost, now) || cost == 0 || cost > p.burst {
-		return t
-	}
-	if next, fits := meterNext(p, max(t, now), cost, now); fits {
-		return next
-	}
-	return t
-}

@@ -32,7 +32,7 @@ func clone(s core.State) core.State {
 func admitted(t *testing.T, alg core.Algorithm, s core.State, l core.Limit, cost, now int64) bool {
 	t.Helper()
 	c := clone(s)
-	d, err := alg.ApplyMicros(&c, l, cost, now)
+	d, err := applyMicros(alg, &c, l, cost, now)
 	require.NoError(t, err)
 	return d.Allowed
 }
@@ -70,4 +70,24 @@ func checkDecision(t *testing.T, alg core.Algorithm, before, after core.State, l
 	if d.Remaining < capacity {
 		require.False(t, admitted(t, alg, after, l, d.Remaining+1, now), "remaining %d is too low", d.Remaining)
 	}
+}
+
+// applyMicros decides one request under one limit, updating s when it is
+// admitted: Algorithm.ApplyAll with one state and one limit.
+func applyMicros(alg core.Algorithm, s *core.State, l core.Limit, cost, now int64) (core.Decision, error) {
+	states := [1]core.State{*s}
+	d, err := alg.ApplyAll(states[:], []core.Limit{l}, cost, now)
+	*s = states[0]
+	return d, err
+}
+
+// applyAt is applyMicros at a time.Time.
+func applyAt(alg core.Algorithm, s *core.State, l core.Limit, cost int64, now time.Time) (core.Decision, error) {
+	return applyMicros(alg, s, l, cost, core.Micros(now))
+}
+
+// freshAt is TakeRequest.FreshAt for one state under one limit.
+func freshAt(alg core.Algorithm, s *core.State, l core.Limit) int64 {
+	req := core.TakeRequest{Algorithm: alg, Limits: []core.Limit{l}}
+	return req.FreshAt([]core.State{*s})
 }

@@ -26,6 +26,7 @@ const (
 //
 // Build a Limit with [PerSecond], [PerMinute], [PerHour], [Every] or
 // [ParseLimit]; a Limit written as a literal with Burst 0 means Burst = Rate.
+// A Limit is a plain value: two limits with the same fields are ==.
 // [Limit.Validate] reports a limit that cannot be enforced; [NewLimiter] calls it,
 // so an invalid limit fails at construction, never at request time.
 type Limit struct {
@@ -38,10 +39,6 @@ type Limit struct {
 	// Name names the quota policy in the RateLimit-Policy header; empty means
 	// "default" for the first limit of a limiter and the limit's String for the others.
 	Name string
-
-	// prep caches the limit's figures in microseconds, computed once by
-	// NewLimiter; it is used only while Rate, Period and Burst still match it.
-	prep *params
 }
 
 // PerSecond returns a limit of rate events per second, with a burst of rate.

@@ -16,6 +16,7 @@ type Limiter struct {
 	clock  Clock
 	sys    bool // clock is SystemClock: read it without an interface call
 	ns     string
+	plan   plan // computed once from alg and limits
 }
 
 // Option configures a Limiter.
@@ -85,17 +86,16 @@ func NewLimiter(store Store, alg Algorithm, limit Limit, opts ...Option) (*Limit
 		if l.limits[i].Burst == 0 {
 			l.limits[i].Burst = l.limits[i].Rate
 		}
-		p, err := computeParams(l.limits[i])
-		if err != nil {
-			return nil, err
-		}
-		l.limits[i].prep = &p
 		if l.limits[i].Name == "" {
 			l.limits[i].Name = "default"
 			if i > 0 {
 				l.limits[i].Name = l.limits[i].String()
 			}
 		}
+	}
+	var err error
+	if l.plan, err = newPlan(alg, l.limits); err != nil {
+		return nil, err
 	}
 	return l, nil
 }
@@ -121,14 +121,16 @@ func (l *Limiter) Allow(ctx context.Context, key string) (Decision, error) {
 // peek; a negative n is an error. An error means the store could not decide;
 // the caller chooses whether to fail open or closed.
 func (l *Limiter) AllowN(ctx context.Context, key string, n int64) (Decision, error) {
-	return l.allowAt(ctx, key, n, time.Time{})
+	return l.AllowNAt(ctx, key, n, time.Time{})
 }
 
-// allowAt is AllowN deciding at arrival, the instant a server read the
-// request, when the limiter runs on the SystemClock and arrival is set: the
-// clock was read already, and reading it again would cost as much as the
-// store's work. A limiter on another clock (a test's) reads its own.
-func (l *Limiter) allowAt(ctx context.Context, key string, n int64, arrival time.Time) (Decision, error) {
+// AllowNAt is AllowN for a caller that has just read time.Now, such as a
+// server that stamps each request with the time it read it (fasthttp's
+// RequestCtx.Time): a limiter on the SystemClock decides at arrival instead of
+// reading the clock again, which would cost as much as the store's work. A
+// limiter on any other clock (a test's) reads its own, and a zero arrival is
+// ignored.
+func (l *Limiter) AllowNAt(ctx context.Context, key string, n int64, arrival time.Time) (Decision, error) {
 	if n < 0 {
 		return Decision{}, fmt.Errorf("%w: %d is negative", ErrInvalidCost, n)
 	}
@@ -142,7 +144,7 @@ func (l *Limiter) allowAt(ctx context.Context, key string, n int64, arrival time
 		now = systemAt(arrival)
 	}
 	return l.store.Take(ctx, TakeRequest{
-		Key: key, Namespace: l.ns, Algorithm: l.alg, Limits: l.limits, Cost: n, Now: now,
+		Key: key, Namespace: l.ns, Algorithm: l.alg, Limits: l.limits, Cost: n, Now: now, plan: &l.plan,
 	})
 }
 

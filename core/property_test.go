@@ -45,7 +45,7 @@ func randomTrace(t *testing.T, rng *rand.Rand, alg core.Algorithm, l core.Limit,
 		}
 		cost := 1 + rng.Int64N(3)
 		before := clone(s)
-		d, err := alg.ApplyMicros(&s, l, cost, now)
+		d, err := applyMicros(alg, &s, l, cost, now)
 		require.NoError(t, err)
 		checkDecision(t, alg, before, clone(s), l, cost, now, d)
 		events = append(events, event{at: now, cost: cost, d: d})
@@ -213,7 +213,7 @@ func FuzzApply(f *testing.F) {
 			ops = ops[3:]
 			now = max(0, now+step)
 			before := clone(s)
-			d, err := alg.ApplyMicros(&s, l, cost, now)
+			d, err := applyMicros(alg, &s, l, cost, now)
 			require.NoError(t, err)
 			checkDecision(t, alg, before, clone(s), l, cost, now, d)
 			if s.N > 0 && alg == core.SlidingLog {
@@ -242,7 +242,7 @@ func FuzzApplyAll(f *testing.F) {
 			alone := make([]core.State, 2)
 			for i := range limits {
 				alone[i] = clone(states[i])
-				d, err := alg.ApplyMicros(&alone[i], limits[i], cost, now)
+				d, err := applyMicros(alg, &alone[i], limits[i], cost, now)
 				require.NoError(t, err)
 				each[i] = d.Allowed
 			}

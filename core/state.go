@@ -37,31 +37,13 @@ type params struct {
 	// n / interval == hi64(n * magic) >> shift (see divInterval).
 	magic uint64
 	shift uint8
-	// fp is the limit's fingerprint (see TakeRequest.Fingerprint).
-	fp uint64
-	// The exported fields these figures were computed from.
-	fromRate, fromBurst int64
-	fromPeriod          time.Duration
 }
 
-// paramsOf checks l cheaply and converts it, or returns the figures NewLimiter
-// cached in it while they still match its exported fields.
+// paramsOf checks l and converts it into buf.
 func paramsOf(l *Limit, buf *params) (*params, error) {
-	if c := l.prepared(); c != nil {
-		return c, nil
-	}
 	p, err := computeParams(*l)
 	*buf = p
 	return buf, err
-}
-
-// prepared returns the figures NewLimiter cached in l, or nil when there are
-// none or l was changed since.
-func (l *Limit) prepared() *params {
-	if c := l.prep; c != nil && c.fromRate == l.Rate && c.fromPeriod == l.Period && c.fromBurst == l.Burst {
-		return c
-	}
-	return nil
 }
 
 func computeParams(l Limit) (params, error) {
@@ -88,8 +70,6 @@ func computeParams(l Limit) (params, error) {
 			p.magic++
 		}
 	}
-	p.fromRate, p.fromPeriod, p.fromBurst = l.Rate, l.Period, l.Burst
-	p.fp = limitFingerprint(l)
 	return p, nil
 }
 
@@ -102,32 +82,8 @@ func (p *params) divInterval(n int64) int64 {
 	return int64(hi >> p.shift)
 }
 
-// Apply decides a request of the given cost at time now under l, updating s
-// when the request is admitted. It is a pure function of its arguments: it reads
-// no clock and keeps nothing. It returns an error (and changes nothing) for a
-// negative cost, an invalid algorithm or limit, or a time outside [0, MaxTime].
-func (a Algorithm) Apply(s *State, l Limit, cost int64, now time.Time) (Decision, error) {
-	return a.ApplyMicros(s, l, cost, Micros(now))
-}
-
-// ApplyMicros is Apply with now in microseconds since the Unix epoch.
-func (a Algorithm) ApplyMicros(s *State, l Limit, cost, now int64) (Decision, error) {
-	var d Decision
-	err := a.ApplyInto(&d, s, &l, cost, now)
-	return d, err
-}
-
-// ApplyInto is ApplyMicros writing the decision into d, for stores whose hot
-// path should not copy decisions around. On error d is left zero.
-func (a Algorithm) ApplyInto(d *Decision, s *State, l *Limit, cost, now int64) error {
-	p := l.prepared()
-	if p == nil || !validArgs(a, cost, now) {
-		return a.applySlow(d, s, l, cost, now)
-	}
-	a.applyPrepared(d, s, l, p, cost, now)
-	return nil
-}
-
+// applyPrepared decides under one limit whose figures are p, into d; the
+// arguments have been checked.
 func (a Algorithm) applyPrepared(d *Decision, s *State, l *Limit, p *params, cost, now int64) {
 	switch a {
 	case GCRA, TokenBucket, LeakyBucket:
@@ -138,20 +94,7 @@ func (a Algorithm) applyPrepared(d *Decision, s *State, l *Limit, p *params, cos
 	d.Limit, d.Index = *l, 0
 }
 
-// applySlow is ApplyInto for a limit NewLimiter did not prepare, or a request
-// that fails its checks.
-func (a Algorithm) applySlow(d *Decision, s *State, l *Limit, cost, now int64) error {
-	var buf params
-	p, err := check(a, l, cost, now, &buf)
-	if err != nil {
-		*d = Decision{}
-		return err
-	}
-	a.applyPrepared(d, s, l, p, cost, now)
-	return nil
-}
-
-// ApplyAll decides one request against several limits at once, each with its
+// ApplyAll decides one request against one or several limits, each with its
 // own state (states[i] belongs to limits[i]). The request is admitted only if
 // every limit admits it, and a denied request changes none of the states. The
 // decision's Limit and Index name the governing limit: the denying one with the
@@ -160,54 +103,71 @@ func (a Algorithm) ApplyAll(states []State, limits []Limit, cost, now int64) (De
 	if len(states) != len(limits) || len(limits) == 0 {
 		return Decision{}, fmt.Errorf("%w: %d states for %d limits", ErrInvalidLimit, len(states), len(limits))
 	}
-	if len(limits) == 1 {
-		return a.ApplyMicros(&states[0], limits[0], cost, now)
+	if len(limits) > maxLimits {
+		return a.applyMany(states, limits, cost, now)
 	}
-	var bufs [8]params
-	var ptrs [8]*params
-	pp := ptrs[:0]
-	if len(limits) > len(ptrs) {
-		pp = make([]*params, 0, len(limits))
-	}
+	// The figures live on the stack: no allocation.
+	var bufs [maxLimits]params
+	var ptrs [maxLimits]*params
 	for i := range limits {
-		var buf *params
-		if i < len(bufs) {
-			buf = &bufs[i]
-		} else {
-			buf = new(params)
-		}
-		p, err := check(a, &limits[i], cost, now, buf)
+		p, err := check(a, &limits[i], cost, now, &bufs[i])
 		if err != nil {
 			return Decision{}, err
 		}
-		pp = append(pp, p)
+		ptrs[i] = p
 	}
-	var best Decision
+	pp := ptrs[:len(limits)]
+	var d Decision
+	a.applyAll(&d, states, limits, pp, cost, now)
+	return d, nil
+}
+
+// applyMany is ApplyAll for more limits than its stack holds.
+func (a Algorithm) applyMany(states []State, limits []Limit, cost, now int64) (Decision, error) {
+	pp := make([]*params, len(limits))
+	for i := range limits {
+		p, err := check(a, &limits[i], cost, now, new(params))
+		if err != nil {
+			return Decision{}, err
+		}
+		pp[i] = p
+	}
+	var d Decision
+	a.applyAll(&d, states, limits, pp, cost, now)
+	return d, nil
+}
+
+// applyAll is ApplyAll once the arguments are checked and pp holds the
+// limits' figures.
+func (a Algorithm) applyAll(best *Decision, states []State, limits []Limit, pp []*params, cost, now int64) {
+	if len(limits) == 1 {
+		a.applyPrepared(best, &states[0], &limits[0], pp[0], cost, now)
+		return
+	}
 	allowed := true
 	for i := range limits {
 		d := a.decide(&states[i], pp[i], cost, now, false)
 		d.Limit, d.Index = limits[i], i
-		if i == 0 || governs(d, best) {
-			best = d
+		if i == 0 || governs(d, *best) {
+			*best = d
 		}
 		allowed = allowed && d.Allowed
 	}
 	if !allowed {
-		return best, nil
+		return
 	}
 	var delay time.Duration
 	for i := range limits {
 		d := a.decide(&states[i], pp[i], cost, now, true)
 		d.Limit, d.Index = limits[i], i
-		if i == 0 || governs(d, best) {
-			best = d
+		if i == 0 || governs(d, *best) {
+			*best = d
 		}
 		delay = max(delay, d.Delay)
 	}
 	// An admitted request waits for its slot under every limit: the longest
 	// Delay, whichever limit governs.
 	best.Delay = delay
-	return best, nil
 }
 
 // governs reports whether d should replace cur as the governing decision.
@@ -259,10 +219,10 @@ func (a Algorithm) decide(s *State, p *params, cost, now int64, commit bool) Dec
 	}
 }
 
-// FreshAt returns the instant (µs since the epoch) from which s is
+// freshAt returns the instant (µs since the epoch) from which s is
 // indistinguishable from a fresh State under l, so a store may drop it; 0 for a
 // fresh State.
-func (a Algorithm) FreshAt(s *State, l Limit) int64 {
+func (a Algorithm) freshAt(s *State, l *Limit) int64 {
 	p := l.periodMicros()
 	switch a {
 	case FixedWindow:

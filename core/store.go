@@ -11,8 +11,10 @@ import (
 // does get-then-set across a network.
 //
 // Implementations must decide exactly as [Algorithm.ApplyAll] does for the
-// same sequence of requests and times (package store/storetest checks this).
-// Optional extras (io.Closer, [Resetter]) are found by type assertion.
+// same sequence of requests and times (package store/storetest checks this);
+// the methods of TakeRequest in forstores.go do it with the figures the
+// Limiter computed once. Optional extras (io.Closer, [Resetter]) are found by
+// type assertion.
 type Store interface {
 	// Take decides req and, when it is admitted, spends its cost under every
 	// limit. Being limited is a Decision; an error means the store could not
@@ -36,52 +38,14 @@ type TakeRequest struct {
 	// Now is the caller's time. A store that keeps its own time (Redis's TIME)
 	// may ignore it.
 	Now time.Time
+
+	// plan holds what the Limiter that built the request computed once for
+	// its algorithm and limits (see prepared).
+	plan *plan
 }
 
 // Resetter is implemented by stores that can forget a key, e.g. after a
 // successful login resets a failed-attempts limit.
 type Resetter interface {
 	Reset(ctx context.Context, req TakeRequest) error
-}
-
-// Fingerprint hashes the request's algorithm and limits (their Rate, Period
-// and effective Burst; not their Names): requests whose states a store must
-// keep apart have different fingerprints, except with negligible probability.
-// It is stable within a process, not across processes or versions. Limits
-// prepared by a Limiter carry their part precomputed, so this costs a few
-// instructions on the hot path.
-func (r *TakeRequest) Fingerprint() uint64 {
-	f := uint64(r.Algorithm+1) * 0x9e3779b97f4a7c15
-	for i := range r.Limits {
-		l := &r.Limits[i]
-		var lf uint64
-		if c := l.prep; c != nil && c.fromRate == l.Rate && c.fromPeriod == l.Period && c.fromBurst == l.Burst {
-			lf = c.fp
-		} else {
-			lf = limitFingerprint(*l)
-		}
-		if i == 0 {
-			f ^= lf
-		} else {
-			f = mix64(f) ^ lf
-		}
-	}
-	return f
-}
-
-// limitFingerprint hashes a limit's Rate, Period and effective Burst.
-func limitFingerprint(l Limit) uint64 {
-	f := uint64(l.Rate)
-	f = f*0x100000001b3 ^ uint64(l.Period)
-	f = f*0x100000001b3 ^ uint64(l.EffectiveBurst())
-	return mix64(f)
-}
-
-// mix64 is the splitmix64 finalizer.
-func mix64(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
 }

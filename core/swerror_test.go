@@ -95,7 +95,7 @@ func measureSlidingWindow(t *testing.T, l core.Limit, arrivals []int64) swErrors
 		}
 		inWindow := int64(len(window) - head)
 		exact := inWindow+1 <= l.Rate
-		d, err := core.SlidingWindow.ApplyMicros(&s, l, 1, at)
+		d, err := applyMicros(core.SlidingWindow, &s, l, 1, at)
 		require.NoError(t, err)
 		if ref.allow(at) != d.Allowed {
 			t.Fatalf("at %d the counter decided %v, its defining formula the opposite", at, d.Allowed)
@@ -169,7 +169,7 @@ func TestSlidingWindowError(t *testing.T) {
 			var log core.State
 			logAdmitted := 0
 			for _, at := range arrivals {
-				d, err := core.SlidingLog.ApplyMicros(&log, l, 1, at)
+				d, err := applyMicros(core.SlidingLog, &log, l, 1, at)
 				require.NoError(t, err)
 				if d.Allowed {
 					logAdmitted++

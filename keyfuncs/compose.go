@@ -10,9 +10,9 @@ import (
 )
 
 var (
-	errNoRoute  = fmt.Errorf("%w: the request has no route and no path", core.ErrKey)
-	errNoMethod = fmt.Errorf("%w: the request has no method", core.ErrKey)
-	errNilFunc  = fmt.Errorf("%w: nil key function", core.ErrKey)
+	errNoRoute  = fmt.Errorf("%w: the request has no route and no path", ErrKey)
+	errNoMethod = fmt.Errorf("%w: the request has no method", ErrKey)
+	errNilFunc  = fmt.Errorf("%w: nil key function", ErrKey)
 )
 
 // Compose returns a key function that joins the keys of parts, in order, so
@@ -22,7 +22,7 @@ var (
 // different tuples never share a key. If a part fails, the composed key
 // function fails with that part's error. Compose needs at least one part and
 // no nil part; it returns an error wrapping core.ErrInvalidOption otherwise.
-func Compose(parts ...core.KeyFunc) (core.KeyFunc, error) {
+func Compose(parts ...Func) (Func, error) {
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("%w: keyfuncs.Compose: no part", core.ErrInvalidOption)
 	}
@@ -31,8 +31,8 @@ func Compose(parts ...core.KeyFunc) (core.KeyFunc, error) {
 			return nil, fmt.Errorf("%w: keyfuncs.Compose: part %d is nil", core.ErrInvalidOption, i)
 		}
 	}
-	parts = append([]core.KeyFunc(nil), parts...)
-	return func(r core.HTTPRequest) (string, error) {
+	parts = append([]Func(nil), parts...)
+	return func(r Request) (string, error) {
 		var small [4]string
 		keys := small[:0]
 		if len(parts) > len(small) {
@@ -71,8 +71,8 @@ func Compose(parts ...core.KeyFunc) (core.KeyFunc, error) {
 // client can create on unmatched paths (each key's length is bounded: values
 // over DefaultMaxValueLength bytes are hashed). A request with neither is a key
 // error.
-func Route() core.KeyFunc {
-	return func(r core.HTTPRequest) (string, error) {
+func Route() Func {
+	return func(r Request) (string, error) {
 		k := r.Route()
 		if k == "" {
 			k = r.Path()
@@ -80,27 +80,27 @@ func Route() core.KeyFunc {
 		if k == "" {
 			return "", errNoRoute
 		}
-		return bound(k, DefaultMaxValueLength), nil
+		return Bounded(k, DefaultMaxValueLength), nil
 	}
 }
 
 // Method returns a key function that keys a request by its method ("GET"),
 // hashed if longer than DefaultMaxValueLength bytes. An empty method is a key
 // error.
-func Method() core.KeyFunc {
-	return func(r core.HTTPRequest) (string, error) {
+func Method() Func {
+	return func(r Request) (string, error) {
 		m := r.Method()
 		if m == "" {
 			return "", errNoMethod
 		}
-		return bound(m, DefaultMaxValueLength), nil
+		return Bounded(m, DefaultMaxValueLength), nil
 	}
 }
 
 // Static returns a key function that gives every request the same key: one
 // limit shared by all clients (a global limit, protecting a backend).
-func Static(key string) core.KeyFunc {
-	return func(core.HTTPRequest) (string, error) { return key, nil }
+func Static(key string) Func {
+	return func(Request) (string, error) { return key, nil }
 }
 
 // Fallback returns a key function that uses primary's key, or fallback's when
@@ -108,9 +108,9 @@ func Static(key string) core.KeyFunc {
 // their source: "p:" and primary's key, or "f:" and fallback's, so that a
 // client cannot send an API key that looks like someone's IP address and
 // share that IP's bucket. When both fail the error joins both errors (and
-// wraps core.ErrKey). A nil function counts as one that always fails.
-func Fallback(primary, fallback core.KeyFunc) core.KeyFunc {
-	return func(r core.HTTPRequest) (string, error) {
+// wraps ErrKey). A nil function counts as one that always fails.
+func Fallback(primary, fallback Func) Func {
+	return func(r Request) (string, error) {
 		perr := errNilFunc
 		if primary != nil {
 			k, err := primary(r)
@@ -127,8 +127,8 @@ func Fallback(primary, fallback core.KeyFunc) core.KeyFunc {
 			}
 			ferr = err
 		}
-		if !errors.Is(perr, core.ErrKey) && !errors.Is(ferr, core.ErrKey) {
-			return "", errors.Join(core.ErrKey, perr, ferr)
+		if !errors.Is(perr, ErrKey) && !errors.Is(ferr, ErrKey) {
+			return "", errors.Join(ErrKey, perr, ferr)
 		}
 		return "", errors.Join(perr, ferr)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/fakereq"
 	"github.com/ratewarden/ratewarden/keyfuncs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -20,7 +21,7 @@ func TestComposeUnambiguous(t *testing.T) {
 	require.NoError(t, err)
 	pipe2, err := keyfuncs.Compose(keyfuncs.Static("a"), keyfuncs.Static("b|0:"))
 	require.NoError(t, err)
-	r := newReq("192.0.2.1:1")
+	r := fakereq.New("192.0.2.1:1")
 	k1, err := ab(r)
 	require.NoError(t, err)
 	k2, err := a(r)
@@ -36,13 +37,13 @@ func TestComposeUnambiguous(t *testing.T) {
 }
 
 func TestComposeManyParts(t *testing.T) {
-	parts := make([]core.KeyFunc, 6)
+	parts := make([]keyfuncs.Func, 6)
 	for i := range parts {
 		parts[i] = keyfuncs.Static(strings.Repeat("x", i))
 	}
 	kf, err := keyfuncs.Compose(parts...)
 	require.NoError(t, err)
-	got, err := kf(newReq("192.0.2.1:1"))
+	got, err := kf(fakereq.New("192.0.2.1:1"))
 	require.NoError(t, err)
 	assert.Equal(t, "0:|1:x|2:xx|3:xxx|4:xxxx|5:xxxxx", got)
 }
@@ -52,8 +53,8 @@ func TestComposeUserAndRoute(t *testing.T) {
 	require.NoError(t, err)
 	kf, err := keyfuncs.Compose(ip, keyfuncs.Method(), keyfuncs.Route())
 	require.NoError(t, err)
-	r := newReq("203.0.113.7:1")
-	r.method, r.route, r.path = "POST", "/users/{id}", "/users/42"
+	r := fakereq.New("203.0.113.7:1")
+	r.MethodName, r.RoutePattern, r.PathName = "POST", "/users/{id}", "/users/42"
 	got, err := kf(r)
 	require.NoError(t, err)
 	assert.Equal(t, "11:203.0.113.7|4:POST|11:/users/{id}", got)
@@ -64,8 +65,8 @@ func TestComposePartError(t *testing.T) {
 	require.NoError(t, err)
 	kf, err := keyfuncs.Compose(keyfuncs.Static("s"), key)
 	require.NoError(t, err)
-	got, err := kf(newReq("192.0.2.1:1"))
-	require.ErrorIs(t, err, core.ErrKey)
+	got, err := kf(fakereq.New("192.0.2.1:1"))
+	require.ErrorIs(t, err, keyfuncs.ErrKey)
 	assert.Empty(t, got)
 }
 
@@ -82,7 +83,7 @@ func TestComposeInvalid(t *testing.T) {
 func TestRouteMethodStatic(t *testing.T) {
 	tests := []struct {
 		name    string
-		kf      core.KeyFunc
+		kf      keyfuncs.Func
 		method  string
 		route   string
 		path    string
@@ -99,11 +100,11 @@ func TestRouteMethodStatic(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := newReq("192.0.2.1:1")
-			r.method, r.route, r.path = tt.method, tt.route, tt.path
+			r := fakereq.New("192.0.2.1:1")
+			r.MethodName, r.RoutePattern, r.PathName = tt.method, tt.route, tt.path
 			got, err := tt.kf(r)
 			if tt.wantErr {
-				require.ErrorIs(t, err, core.ErrKey)
+				require.ErrorIs(t, err, keyfuncs.ErrKey)
 				return
 			}
 			require.NoError(t, err)
@@ -122,11 +123,11 @@ func TestFallback(t *testing.T) {
 	require.NoError(t, err)
 	ip, err := keyfuncs.IP()
 	require.NoError(t, err)
-	failing := func(core.HTTPRequest) (string, error) { return "", errors.New("boom") }
+	failing := func(keyfuncs.Request) (string, error) { return "", errors.New("boom") }
 	tests := []struct {
 		name     string
-		primary  core.KeyFunc
-		fallback core.KeyFunc
+		primary  keyfuncs.Func
+		fallback keyfuncs.Func
 		header   []string
 		want     string
 		wantErr  bool
@@ -142,9 +143,9 @@ func TestFallback(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := keyfuncs.Fallback(tt.primary, tt.fallback)(newReq("203.0.113.7:9", tt.header...))
+			got, err := keyfuncs.Fallback(tt.primary, tt.fallback)(fakereq.New("203.0.113.7:9", tt.header...))
 			if tt.wantErr {
-				require.ErrorIs(t, err, core.ErrKey)
+				require.ErrorIs(t, err, keyfuncs.ErrKey)
 				assert.Empty(t, got)
 				return
 			}

@@ -1,5 +1,5 @@
 // Package keyfuncs answers "who is this client?" for the rate limiter: it
-// builds core.KeyFunc values that read a framework-neutral core.HTTPRequest
+// builds Func values that read a framework-neutral Request
 // and return the key a limit is counted under. Every adapter (stdhttp, ginmw,
 // echomw, fibermw) uses the same functions, so a request gets the same key in
 // every framework.
@@ -13,7 +13,7 @@
 //   - Fallback: an API key, else the IP address.
 //
 // A key function that cannot find a key returns an error wrapping
-// core.ErrKey; the HTTP policy answers such a request with its key-error
+// ErrKey; the HTTP policy answers such a request with its key-error
 // response (401 by default) and never lets it through unlimited. The
 // constructors that return an error check every argument and option up front
 // and report a bad one with an error wrapping core.ErrInvalidOption; nothing in

@@ -1,19 +1,14 @@
 package keyfuncs_test
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"time"
 
-	"github.com/golang-jwt/jwt/v5"
-	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/keyfuncs"
-	"github.com/ratewarden/ratewarden/store/memory"
 )
 
-// httpRequest is the core.HTTPRequest view of a *http.Request, as the stdhttp
+// httpRequest is the keyfuncs.Request view of a *http.Request, as the stdhttp
 // adapter builds it.
 type httpRequest struct{ r *http.Request }
 
@@ -71,41 +66,6 @@ func ExampleHeader() {
 	// ratewarden: no key: header X-Api-Key is missing or empty
 }
 
-func ExampleJWTSubject() {
-	secret := []byte("an-hmac-secret-of-32-bytes-or-more")
-	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	key, err := keyfuncs.JWTSubject(
-		keyfuncs.WithHMACSecret(secret),
-		keyfuncs.WithIssuer("https://idp.example"),
-		keyfuncs.WithClock(core.NewManualClock(now)),
-	)
-	if err != nil {
-		panic(err)
-	}
-
-	token, _ := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{
-		"sub": "alice",
-		"iss": "https://idp.example",
-		"exp": now.Add(time.Hour).Unix(),
-	}).SignedString(secret)
-	r := httptest.NewRequest(http.MethodGet, "/", nil)
-	r.Header.Set("Authorization", "Bearer "+token)
-	k, err := key(httpRequest{r})
-	fmt.Println(k, err)
-
-	// The same claims signed with another secret are refused.
-	forged, _ := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{
-		"sub": "alice",
-		"iss": "https://idp.example",
-	}).SignedString([]byte("guessed-secret-guessed-secret-xx"))
-	r.Header.Set("Authorization", "Bearer "+forged)
-	_, err = key(httpRequest{r})
-	fmt.Println(err != nil)
-	// Output:
-	// alice <nil>
-	// true
-}
-
 func ExampleCompose() {
 	ip, err := keyfuncs.IP()
 	if err != nil {
@@ -147,19 +107,4 @@ func ExampleFallback() {
 	// Output:
 	// f:192.0.2.1
 	// p:team-42
-}
-
-// Policy is how the adapters build core's HTTP policy: the client IP is the
-// key unless an option names another key function.
-func ExamplePolicy() {
-	st, _ := memory.New()
-	defer st.Close()
-	lim, _ := core.NewLimiter(st, core.GCRA, core.PerSecond(1))
-	_, err := keyfuncs.Policy(lim)
-	fmt.Println(err)
-	_, err = keyfuncs.Policy(nil)
-	fmt.Println(errors.Is(err, core.ErrInvalidOption))
-	// Output:
-	// <nil>
-	// true
 }

@@ -17,8 +17,37 @@ const DefaultMaxValueLength = 256
 // base64url: 43 characters.
 const hashPrefix = "sha256:"
 
-// HeaderOption configures Header.
-type HeaderOption func(*headerConfig) error
+// Option configures IP or Header. Each option applies to one of them, and
+// the other refuses it with an error wrapping core.ErrInvalidOption.
+type Option func(*config) error
+
+// config is what the options set, for the constructor named by ctor.
+type config struct {
+	ctor   string // "IP" or "Header"
+	ip     ipConfig
+	header headerConfig
+}
+
+// apply applies opts in order.
+func (c *config) apply(opts []Option) error {
+	for _, o := range opts {
+		if o == nil {
+			return fmt.Errorf("%w: keyfuncs.%s: nil option", core.ErrInvalidOption, c.ctor)
+		}
+		if err := o(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appliesTo reports an option given to a constructor it does not apply to.
+func (c *config) appliesTo(option, ctor string) error {
+	if c.ctor != ctor {
+		return fmt.Errorf("%w: keyfuncs.%s: %s applies to %s only", core.ErrInvalidOption, c.ctor, option, ctor)
+	}
+	return nil
+}
 
 type headerConfig struct {
 	maxLen int
@@ -30,8 +59,12 @@ type headerConfig struct {
 // replaced by "sha256:" followed by the unpadded base64url SHA-256 of the
 // value (50 bytes), so a client cannot make the store keep huge keys. The
 // default is DefaultMaxValueLength.
-func WithMaxValueLength(n int) HeaderOption {
-	return func(c *headerConfig) error {
+func WithMaxValueLength(n int) Option {
+	return func(cfg *config) error {
+		if err := cfg.appliesTo("WithMaxValueLength", "Header"); err != nil {
+			return err
+		}
+		c := &cfg.header
 		if n < 1 {
 			return fmt.Errorf("%w: keyfuncs.WithMaxValueLength: %d is below 1", core.ErrInvalidOption, n)
 		}
@@ -44,8 +77,12 @@ func WithMaxValueLength(n int) HeaderOption {
 // regard to ASCII case, like an authentication scheme: "Bearer ", "ApiKey ")
 // and removes it; a value without it is a key error. The prefix must not be
 // empty.
-func WithHeaderPrefix(prefix string) HeaderOption {
-	return func(c *headerConfig) error {
+func WithHeaderPrefix(prefix string) Option {
+	return func(cfg *config) error {
+		if err := cfg.appliesTo("WithHeaderPrefix", "Header"); err != nil {
+			return err
+		}
+		c := &cfg.header
 		if prefix == "" {
 			return fmt.Errorf("%w: keyfuncs.WithHeaderPrefix: empty prefix", core.ErrInvalidOption)
 		}
@@ -56,7 +93,7 @@ func WithHeaderPrefix(prefix string) HeaderOption {
 
 // Header returns a key function that keys a request by the value of the
 // named header, such as an API key: "X-API-Key". Surrounding spaces and tabs
-// are trimmed. A missing or empty value is a key error wrapping core.ErrKey,
+// are trimmed. A missing or empty value is a key error wrapping ErrKey,
 // never an empty key that every such client would share. A value longer than
 // the bound (WithMaxValueLength, default DefaultMaxValueLength bytes) is
 // replaced by its SHA-256 hash, so the key's length is bounded whatever the
@@ -68,23 +105,19 @@ func WithHeaderPrefix(prefix string) HeaderOption {
 // error wrapping core.ErrInvalidOption otherwise, or for an invalid option.
 // The key function is safe for concurrent use and does not allocate unless it
 // hashes.
-func Header(name string, opts ...HeaderOption) (core.KeyFunc, error) {
+func Header(name string, opts ...Option) (Func, error) {
 	if !validFieldName(name) {
 		return nil, fmt.Errorf("%w: keyfuncs.Header: %q is not a header field name", core.ErrInvalidOption, name)
 	}
-	c := headerConfig{maxLen: DefaultMaxValueLength}
-	for _, o := range opts {
-		if o == nil {
-			return nil, fmt.Errorf("%w: keyfuncs.Header: nil option", core.ErrInvalidOption)
-		}
-		if err := o(&c); err != nil {
-			return nil, err
-		}
+	cfg := config{ctor: "Header", header: headerConfig{maxLen: DefaultMaxValueLength}}
+	if err := cfg.apply(opts); err != nil {
+		return nil, err
 	}
+	c := cfg.header
 	name = canonicalHeader(name)
-	errMissing := fmt.Errorf("%w: header %s is missing or empty", core.ErrKey, name)
-	errPrefix := fmt.Errorf("%w: header %s does not start with the expected prefix", core.ErrKey, name)
-	return func(r core.HTTPRequest) (string, error) {
+	errMissing := fmt.Errorf("%w: header %s is missing or empty", ErrKey, name)
+	errPrefix := fmt.Errorf("%w: header %s does not start with the expected prefix", ErrKey, name)
+	return func(r Request) (string, error) {
 		v := trimLeftOWS(r.Header(name))
 		if c.prefix != "" && v != "" {
 			if len(v) < len(c.prefix) || !strings.EqualFold(v[:len(c.prefix)], c.prefix) {
@@ -99,12 +132,15 @@ func Header(name string, opts ...HeaderOption) (core.KeyFunc, error) {
 		if v == "" {
 			return "", errMissing
 		}
-		return bound(v, c.maxLen), nil
+		return Bounded(v, c.maxLen), nil
 	}, nil
 }
 
-// bound returns v, or its hash when v is longer than maxLen bytes.
-func bound(v string, maxLen int) string {
+// Bounded returns v, or, when v is longer than maxLen bytes, "sha256:"
+// followed by the unpadded base64url SHA-256 of v (50 bytes): what every key
+// function here does to a value the client controls, so that no client can
+// make the store keep huge keys. Use it in key functions of your own.
+func Bounded(v string, maxLen int) string {
 	if len(v) <= maxLen {
 		return v
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/fakereq"
 	"github.com/ratewarden/ratewarden/keyfuncs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,7 +15,7 @@ func TestHeader(t *testing.T) {
 	long := strings.Repeat("k", 300)
 	tests := []struct {
 		name    string
-		opts    []keyfuncs.HeaderOption
+		opts    []keyfuncs.Option
 		header  []string
 		want    string
 		wantErr string
@@ -25,21 +26,21 @@ func TestHeader(t *testing.T) {
 		{"missing", nil, nil, "", "missing or empty"},
 		{"empty", nil, []string{"X-API-Key", ""}, "", "missing or empty"},
 		{"blank", nil, []string{"X-API-Key", "  \t "}, "", "missing or empty"},
-		{"at the bound kept", []keyfuncs.HeaderOption{keyfuncs.WithMaxValueLength(3)}, []string{"X-API-Key", "abc"}, "abc", ""},
-		{"over the bound hashed", []keyfuncs.HeaderOption{keyfuncs.WithMaxValueLength(3)}, []string{"X-API-Key", "abcd"}, "sha256:iNQmb9TmM40TuEX88olXnSCciXgjuSF9o-Fhk28DFYk", ""},
+		{"at the bound kept", []keyfuncs.Option{keyfuncs.WithMaxValueLength(3)}, []string{"X-API-Key", "abc"}, "abc", ""},
+		{"over the bound hashed", []keyfuncs.Option{keyfuncs.WithMaxValueLength(3)}, []string{"X-API-Key", "abcd"}, "sha256:iNQmb9TmM40TuEX88olXnSCciXgjuSF9o-Fhk28DFYk", ""},
 		{"default bound", nil, []string{"X-API-Key", long}, "sha256:", ""},
-		{"prefix stripped", []keyfuncs.HeaderOption{keyfuncs.WithHeaderPrefix("Bearer ")}, []string{"X-API-Key", "bearer   tok"}, "tok", ""},
-		{"prefix missing", []keyfuncs.HeaderOption{keyfuncs.WithHeaderPrefix("Bearer ")}, []string{"X-API-Key", "tok"}, "", "expected prefix"},
-		{"only the prefix", []keyfuncs.HeaderOption{keyfuncs.WithHeaderPrefix("Bearer ")}, []string{"X-API-Key", "Bearer  "}, "", "missing or empty"},
-		{"prefix and header missing", []keyfuncs.HeaderOption{keyfuncs.WithHeaderPrefix("Bearer ")}, nil, "", "missing or empty"},
+		{"prefix stripped", []keyfuncs.Option{keyfuncs.WithHeaderPrefix("Bearer ")}, []string{"X-API-Key", "bearer   tok"}, "tok", ""},
+		{"prefix missing", []keyfuncs.Option{keyfuncs.WithHeaderPrefix("Bearer ")}, []string{"X-API-Key", "tok"}, "", "expected prefix"},
+		{"only the prefix", []keyfuncs.Option{keyfuncs.WithHeaderPrefix("Bearer ")}, []string{"X-API-Key", "Bearer  "}, "", "missing or empty"},
+		{"prefix and header missing", []keyfuncs.Option{keyfuncs.WithHeaderPrefix("Bearer ")}, nil, "", "missing or empty"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			kf, err := keyfuncs.Header("x-api-key", tt.opts...)
 			require.NoError(t, err)
-			got, err := kf(newReq("192.0.2.1:1", tt.header...))
+			got, err := kf(fakereq.New("192.0.2.1:1", tt.header...))
 			if tt.wantErr != "" {
-				require.ErrorIs(t, err, core.ErrKey)
+				require.ErrorIs(t, err, keyfuncs.ErrKey)
 				assert.Contains(t, err.Error(), tt.wantErr)
 				assert.Empty(t, got)
 				return
@@ -58,9 +59,9 @@ func TestHeader(t *testing.T) {
 func TestHeaderHugeValueBounded(t *testing.T) {
 	kf, err := keyfuncs.Header("X-API-Key")
 	require.NoError(t, err)
-	a, err := kf(newReq("192.0.2.1:1", "X-API-Key", strings.Repeat("a", 1<<20)))
+	a, err := kf(fakereq.New("192.0.2.1:1", "X-API-Key", strings.Repeat("a", 1<<20)))
 	require.NoError(t, err)
-	b, err := kf(newReq("192.0.2.1:1", "X-API-Key", strings.Repeat("a", 1<<20-1)+"b"))
+	b, err := kf(fakereq.New("192.0.2.1:1", "X-API-Key", strings.Repeat("a", 1<<20-1)+"b"))
 	require.NoError(t, err)
 	assert.Len(t, a, 50)
 	assert.NotEqual(t, a, b, "different long values keep different keys")
@@ -70,15 +71,15 @@ func TestHeaderInvalid(t *testing.T) {
 	tests := []struct {
 		name   string
 		header string
-		opts   []keyfuncs.HeaderOption
+		opts   []keyfuncs.Option
 		msg    string
 	}{
 		{"empty name", "", nil, "not a header field name"},
 		{"space in name", "X API", nil, "not a header field name"},
 		{"colon in name", "X-Key:", nil, "not a header field name"},
-		{"zero bound", "X-Key", []keyfuncs.HeaderOption{keyfuncs.WithMaxValueLength(0)}, "below 1"},
-		{"empty prefix", "X-Key", []keyfuncs.HeaderOption{keyfuncs.WithHeaderPrefix("")}, "empty prefix"},
-		{"nil option", "X-Key", []keyfuncs.HeaderOption{nil}, "nil option"},
+		{"zero bound", "X-Key", []keyfuncs.Option{keyfuncs.WithMaxValueLength(0)}, "below 1"},
+		{"empty prefix", "X-Key", []keyfuncs.Option{keyfuncs.WithHeaderPrefix("")}, "empty prefix"},
+		{"nil option", "X-Key", []keyfuncs.Option{nil}, "nil option"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

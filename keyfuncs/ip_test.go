@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/fakereq"
 	"github.com/ratewarden/ratewarden/keyfuncs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -27,7 +28,7 @@ func TestIPPeerOnly(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := kf(newReq(tt.remote))
+			got, err := kf(fakereq.New(tt.remote))
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
 		})
@@ -39,8 +40,8 @@ func TestIPBadPeer(t *testing.T) {
 	require.NoError(t, err)
 	for _, remote := range []string{"", "@", "pipe", "1.2.3.4:port", "1.2.3.4:", "[::1", "[1.2.3.4]:80", "1.2.3.4%eth0", "999.1.1.1:1", "[::1]x"} {
 		t.Run(remote, func(t *testing.T) {
-			_, err := kf(newReq(remote, "X-Forwarded-For", "198.51.100.1"))
-			require.ErrorIs(t, err, core.ErrKey)
+			_, err := kf(fakereq.New(remote, "X-Forwarded-For", "198.51.100.1"))
+			require.ErrorIs(t, err, keyfuncs.ErrKey)
 		})
 	}
 }
@@ -58,9 +59,9 @@ func TestIPUntrustedPeerIgnoresHeaders(t *testing.T) {
 		{"X-Real-IP", "1.2.3.4"},
 		{"X-Forwarded-For", "1.2.3.4", "Forwarded", "for=5.6.7.8", "X-Real-IP", "9.9.9.9"},
 	}
-	for _, kf := range []core.KeyFunc{noTrust, otherTrust} {
+	for _, kf := range []keyfuncs.Func{noTrust, otherTrust} {
 		for _, h := range spoofs {
-			got, err := kf(newReq("198.51.100.23:5555", h...))
+			got, err := kf(fakereq.New("198.51.100.23:5555", h...))
 			require.NoError(t, err)
 			assert.Equal(t, "198.51.100.23", got, "headers %v", h)
 		}
@@ -128,7 +129,7 @@ func TestIPTrustedChains(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := kf(newReq(tt.remote, tt.header...))
+			got, err := kf(fakereq.New(tt.remote, tt.header...))
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
 		})
@@ -136,7 +137,7 @@ func TestIPTrustedChains(t *testing.T) {
 }
 
 func TestIPWithHeaders(t *testing.T) {
-	r := newReq("10.0.0.1:1", "X-Forwarded-For", "198.51.100.1", "Forwarded", "for=198.51.100.2", "X-Real-IP", "198.51.100.3")
+	r := fakereq.New("10.0.0.1:1", "X-Forwarded-For", "198.51.100.1", "Forwarded", "for=198.51.100.2", "X-Real-IP", "198.51.100.3")
 	tests := []struct {
 		names []string
 		want  string
@@ -147,16 +148,16 @@ func TestIPWithHeaders(t *testing.T) {
 		{[]string{keyfuncs.HeaderXForwardedFor}, "198.51.100.1"},
 	}
 	for _, tt := range tests {
-		kf, err := keyfuncs.IP(keyfuncs.WithTrustedProxies("10.0.0.0/8"), keyfuncs.WithHeaders(tt.names...))
+		kf, err := keyfuncs.IP(keyfuncs.WithTrustedProxies("10.0.0.0/8"), keyfuncs.WithForwardingHeaders(tt.names...))
 		require.NoError(t, err)
 		got, err := kf(r)
 		require.NoError(t, err)
 		assert.Equal(t, tt.want, got, "%v", tt.names)
 	}
 
-	onlyReal, err := keyfuncs.IP(keyfuncs.WithTrustedProxies("10.0.0.0/8"), keyfuncs.WithHeaders(keyfuncs.HeaderXRealIP))
+	onlyReal, err := keyfuncs.IP(keyfuncs.WithTrustedProxies("10.0.0.0/8"), keyfuncs.WithForwardingHeaders(keyfuncs.HeaderXRealIP))
 	require.NoError(t, err)
-	got, err := onlyReal(newReq("10.0.0.1:1", "X-Forwarded-For", "198.51.100.1"))
+	got, err := onlyReal(fakereq.New("10.0.0.1:1", "X-Forwarded-For", "198.51.100.1"))
 	require.NoError(t, err)
 	assert.Equal(t, "10.0.0.1", got, "a header that is not named is not read")
 }
@@ -164,23 +165,23 @@ func TestIPWithHeaders(t *testing.T) {
 func TestIPPrefixes(t *testing.T) {
 	tests := []struct {
 		name   string
-		opts   []keyfuncs.IPOption
+		opts   []keyfuncs.Option
 		remote string
 		want   string
 	}{
 		{"v6 default /64", nil, "[2001:db8:aa:bb:1:2:3:4]:1", "2001:db8:aa:bb::/64"},
-		{"v6 /48", []keyfuncs.IPOption{keyfuncs.WithIPv6Prefix(48)}, "[2001:db8:aa:bb:1:2:3:4]:1", "2001:db8:aa::/48"},
-		{"v6 /128 whole address", []keyfuncs.IPOption{keyfuncs.WithIPv6Prefix(128)}, "[2001:db8:aa:bb:1:2:3:4]:1", "2001:db8:aa:bb:1:2:3:4"},
-		{"v6 /128 canonicalised", []keyfuncs.IPOption{keyfuncs.WithIPv6Prefix(128)}, "[2001:DB8:0::1]:1", "2001:db8::1"},
-		{"v4 /24", []keyfuncs.IPOption{keyfuncs.WithIPv4Prefix(24)}, "203.0.113.77:1", "203.0.113.0/24"},
-		{"v4 prefix does not touch v6", []keyfuncs.IPOption{keyfuncs.WithIPv4Prefix(24)}, "[2001:db8::1]:1", "2001:db8::/64"},
-		{"v6 prefix does not touch mapped v4", []keyfuncs.IPOption{keyfuncs.WithIPv6Prefix(32)}, "[::ffff:203.0.113.77]:1", "203.0.113.77"},
+		{"v6 /48", []keyfuncs.Option{keyfuncs.WithIPv6Prefix(48)}, "[2001:db8:aa:bb:1:2:3:4]:1", "2001:db8:aa::/48"},
+		{"v6 /128 whole address", []keyfuncs.Option{keyfuncs.WithIPv6Prefix(128)}, "[2001:db8:aa:bb:1:2:3:4]:1", "2001:db8:aa:bb:1:2:3:4"},
+		{"v6 /128 canonicalised", []keyfuncs.Option{keyfuncs.WithIPv6Prefix(128)}, "[2001:DB8:0::1]:1", "2001:db8::1"},
+		{"v4 /24", []keyfuncs.Option{keyfuncs.WithIPv4Prefix(24)}, "203.0.113.77:1", "203.0.113.0/24"},
+		{"v4 prefix does not touch v6", []keyfuncs.Option{keyfuncs.WithIPv4Prefix(24)}, "[2001:db8::1]:1", "2001:db8::/64"},
+		{"v6 prefix does not touch mapped v4", []keyfuncs.Option{keyfuncs.WithIPv6Prefix(32)}, "[::ffff:203.0.113.77]:1", "203.0.113.77"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			kf, err := keyfuncs.IP(tt.opts...)
 			require.NoError(t, err)
-			got, err := kf(newReq(tt.remote))
+			got, err := kf(fakereq.New(tt.remote))
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
 		})
@@ -192,14 +193,14 @@ func TestIPRotatingIPv6SharesKey(t *testing.T) {
 	require.NoError(t, err)
 	addrs := []string{"2001:db8:5:6::1", "2001:db8:5:6:ffff:ffff:ffff:ffff", "2001:db8:5:6:dead:beef:0:1", "2001:db8:5:6:1234::99"}
 	for _, a := range addrs {
-		got, err := kf(newReq("[" + a + "]:443"))
+		got, err := kf(fakereq.New("[" + a + "]:443"))
 		require.NoError(t, err)
 		assert.Equal(t, "2001:db8:5:6::/64", got, "peer %s", a)
-		got, err = kf(newReq("10.0.0.1:1", "X-Forwarded-For", a))
+		got, err = kf(fakereq.New("10.0.0.1:1", "X-Forwarded-For", a))
 		require.NoError(t, err)
 		assert.Equal(t, "2001:db8:5:6::/64", got, "forwarded %s", a)
 	}
-	other, err := kf(newReq("[2001:db8:5:7::1]:443"))
+	other, err := kf(fakereq.New("[2001:db8:5:7::1]:443"))
 	require.NoError(t, err)
 	assert.Equal(t, "2001:db8:5:7::/64", other, "the next /64 is another client")
 }
@@ -207,7 +208,7 @@ func TestIPRotatingIPv6SharesKey(t *testing.T) {
 func TestIPTrustedMappedPrefix(t *testing.T) {
 	kf, err := keyfuncs.IP(keyfuncs.WithTrustedProxies("::ffff:10.0.0.0/104"))
 	require.NoError(t, err)
-	got, err := kf(newReq("10.3.3.3:1", "X-Forwarded-For", "198.51.100.1"))
+	got, err := kf(fakereq.New("10.3.3.3:1", "X-Forwarded-For", "198.51.100.1"))
 	require.NoError(t, err)
 	assert.Equal(t, "198.51.100.1", got)
 }
@@ -215,7 +216,7 @@ func TestIPTrustedMappedPrefix(t *testing.T) {
 func TestIPInvalidOptions(t *testing.T) {
 	tests := []struct {
 		name string
-		opt  keyfuncs.IPOption
+		opt  keyfuncs.Option
 		msg  string
 	}{
 		{"bad cidr", keyfuncs.WithTrustedProxies("10.0.0.0/33"), "not a CIDR"},
@@ -227,9 +228,9 @@ func TestIPInvalidOptions(t *testing.T) {
 		{"v6 bits 129", keyfuncs.WithIPv6Prefix(129), "outside 1..128"},
 		{"v4 bits 0", keyfuncs.WithIPv4Prefix(0), "outside 1..32"},
 		{"v4 bits 33", keyfuncs.WithIPv4Prefix(33), "outside 1..32"},
-		{"no header", keyfuncs.WithHeaders(), "no header"},
-		{"unknown header", keyfuncs.WithHeaders("X-Client-IP"), "not one of"},
-		{"duplicate header", keyfuncs.WithHeaders("X-Forwarded-For", "x-forwarded-for"), "named twice"},
+		{"no header", keyfuncs.WithForwardingHeaders(), "no header"},
+		{"unknown header", keyfuncs.WithForwardingHeaders("X-Client-IP"), "not one of"},
+		{"duplicate header", keyfuncs.WithForwardingHeaders("X-Forwarded-For", "x-forwarded-for"), "named twice"},
 		{"nil option", nil, "nil option"},
 	}
 	for _, tt := range tests {
@@ -247,8 +248,8 @@ func TestIPNoAllocOnCommonPaths(t *testing.T) {
 	require.NoError(t, err)
 	trusted, err := keyfuncs.IP(keyfuncs.WithTrustedProxies("10.0.0.0/8"))
 	require.NoError(t, err)
-	r1 := newReq("203.0.113.7:1234")
-	r2 := newReq("10.0.0.1:1234", "X-Forwarded-For", "203.0.113.7, 10.0.0.2")
+	r1 := fakereq.New("203.0.113.7:1234")
+	r2 := fakereq.New("10.0.0.1:1234", "X-Forwarded-For", "203.0.113.7, 10.0.0.2")
 	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = peerOnly(r1) }))
 	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = trusted(r2) }))
 }

@@ -1,11 +1,11 @@
 // Package stdhttp is ratewarden's net/http middleware: one line in front of
 // any http.Handler.
 //
-//	mw, err := stdhttp.New(limiter)
-//	http.ListenAndServe(":8080", mw(mux))
+//	http.ListenAndServe(":8080", stdhttp.PerIP("100/m")(mux))
 //
-// Every behaviour (keys, headers, the 429 body, failing open or closed, the
-// leaky-bucket hold) is core.HTTPPolicy's, configured with core's HTTPOption
-// values, and is identical in the Gin, Echo and Fiber adapters. With core.WithDecisionInContext,
-// handlers read the decision with DecisionFrom.
+// New takes a limiter of your own (any algorithm, store, or limits) and
+// httplimit's options (keys, headers, responders, failing open or closed).
+// Every behaviour is httplimit.Policy's, identical in the Gin, Echo and Fiber
+// adapters. With httplimit.WithDecisionInContext, handlers read the decision
+// with DecisionFrom.
 package stdhttp

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/httplimit"
 	"github.com/ratewarden/ratewarden/stdhttp"
 	"github.com/ratewarden/ratewarden/store/memory"
 )
@@ -24,7 +25,7 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
-	mw, err := stdhttp.New(lim, core.WithDecisionInContext())
+	mw, err := stdhttp.New(lim, httplimit.WithDecisionInContext())
 	if err != nil {
 		panic(err)
 	}

@@ -6,10 +6,11 @@ import (
 
 	"github.com/ratewarden/ratewarden/adaptertest"
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/httplimit"
 	"github.com/ratewarden/ratewarden/stdhttp"
 )
 
-func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...core.HTTPOption) (*adaptertest.Server, error) {
+func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...httplimit.Option) (*adaptertest.Server, error) {
 	mw, err := stdhttp.New(lim, opts...)
 	if err != nil {
 		return nil, err

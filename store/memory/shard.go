@@ -98,10 +98,10 @@ func (sh *shard) makeRoom(forWords bool, now int64) {
 // takeWord decides a one-word algorithm under one limit into d: a lock-free
 // compare-and-swap on the key's slot, or, for a key not held, an insert under
 // the shard's mutex.
-func (sh *shard) takeWord(d *core.Decision, tag uint64, alg core.Algorithm, l *core.Limit, cost, now int64) error {
+func (sh *shard) takeWord(d *core.Decision, tag uint64, req *core.TakeRequest, now int64) error {
 	for {
 		if s, ok := sh.words.find(tag); ok {
-			v, err := applyWord(d, &s.val, alg, l, cost, now)
+			v, err := applyWord(d, &s.val, req, now)
 			if v != wordDeleted {
 				if v == wordMoved {
 					continue
@@ -114,13 +114,13 @@ func (sh *shard) takeWord(d *core.Decision, tag uint64, alg core.Algorithm, l *c
 			sh.mu.Unlock()
 			continue
 		}
-		var st core.State
-		err := alg.ApplyInto(d, &st, l, cost, now)
-		if err == nil && st.T != 0 {
+		var st [1]core.State
+		err := req.Decide(d, st[:], now)
+		if err == nil && st[0].T != 0 {
 			sh.makeRoom(true, now)
 			sh.words.grow()
 			s := sh.words.claim(tag)
-			s.val.Store(st.T)
+			s.val.Store(st[0].T)
 			sh.words.publish(s, tag)
 		}
 		sh.mu.Unlock()
@@ -133,29 +133,31 @@ func (sh *shard) takeWord(d *core.Decision, tag uint64, alg core.Algorithm, l *c
 // state is computed between the load and the swap, so the window in which
 // another core can steal the word is a few instructions; the decision is built
 // afterwards from the state the swap replaced.
-func applyWord(d *core.Decision, w *atomic.Int64, alg core.Algorithm, l *core.Limit, cost, now int64) (int64, error) {
+func applyWord(d *core.Decision, w *atomic.Int64, req *core.TakeRequest, now int64) (int64, error) {
 	for {
 		v := w.Load()
 		if v < 0 {
 			return v, nil
 		}
-		if next := alg.AdvanceWord(l, v, cost, now); next == v || w.CompareAndSwap(v, next) {
-			st := core.State{T: v}
-			return 0, alg.ApplyInto(d, &st, l, cost, now)
+		if next := req.AdvanceWord(v, now); next == v || w.CompareAndSwap(v, next) {
+			st := [1]core.State{{T: v}}
+			return 0, req.Decide(d, st[:], now)
 		}
 	}
 }
 
 // takeEntry decides under the key's entry lock, inserting the entry under the
 // shard's mutex when the key is new.
-func (sh *shard) takeEntry(tag uint64, alg core.Algorithm, limits []core.Limit, cost, now int64) (core.Decision, error) {
+func (sh *shard) takeEntry(tag uint64, req *core.TakeRequest, now int64) (core.Decision, error) {
+	limits := req.Limits
+	var d core.Decision
 	for {
 		if s, ok := sh.entries.find(tag); ok {
 			if e := s.val.Load(); e != nil {
 				e.mu.Lock()
 				if !e.dead {
-					d, err := alg.ApplyAll(e.states, limits, cost, now)
-					e.freshAt.Store(freshAt(alg, e.states, limits))
+					err := req.Decide(&d, e.states, now)
+					e.freshAt.Store(req.FreshAt(e.states))
 					e.mu.Unlock()
 					return d, err
 				}
@@ -172,8 +174,8 @@ func (sh *shard) takeEntry(tag uint64, alg core.Algorithm, limits []core.Limit, 
 		if len(limits) > len(scratch) {
 			states = make([]core.State, len(limits))
 		}
-		d, err := alg.ApplyAll(states, limits, cost, now)
-		if err == nil && d.Allowed && cost > 0 {
+		err := req.Decide(&d, states, now)
+		if err == nil && d.Allowed && req.Cost > 0 {
 			e := &entry{}
 			if len(limits) == 1 {
 				e.states = e.one[:]
@@ -181,7 +183,7 @@ func (sh *shard) takeEntry(tag uint64, alg core.Algorithm, limits []core.Limit, 
 				e.states = make([]core.State, len(limits))
 			}
 			copy(e.states, states)
-			e.freshAt.Store(freshAt(alg, e.states, limits))
+			e.freshAt.Store(req.FreshAt(e.states))
 			sh.makeRoom(false, now)
 			sh.entries.grow()
 			s := sh.entries.claim(tag)
@@ -191,12 +193,4 @@ func (sh *shard) takeEntry(tag uint64, alg core.Algorithm, limits []core.Limit, 
 		sh.mu.Unlock()
 		return d, err
 	}
-}
-
-func freshAt(alg core.Algorithm, states []core.State, limits []core.Limit) int64 {
-	var at int64
-	for i := range states {
-		at = max(at, alg.FreshAt(&states[i], limits[i]))
-	}
-	return at
 }

@@ -160,10 +160,8 @@ func (s *Store) Len() int {
 }
 
 // Local reports true: the store decides in process, without I/O, so the HTTP
-// policy gives its calls no deadline (see core.LocalStore).
+// policy (package httplimit) gives its calls no deadline.
 func (s *Store) Local() bool { return true }
-
-var _ core.LocalStore = (*Store)(nil)
 
 var errInvalidRequest = errors.New("memory: invalid request")
 
@@ -179,10 +177,10 @@ func (s *Store) Take(_ context.Context, req core.TakeRequest) (d core.Decision, 
 	tag := s.tag(&req)
 	sh := &s.shards[tag>>s.shardShift]
 	if len(req.Limits) == 1 && req.Algorithm.OneWord() {
-		err = sh.takeWord(&d, tag, req.Algorithm, &req.Limits[0], req.Cost, now)
+		err = sh.takeWord(&d, tag, &req, now)
 		return d, err
 	}
-	return sh.takeEntry(tag, req.Algorithm, req.Limits, req.Cost, now)
+	return sh.takeEntry(tag, &req, now)
 }
 
 // Reset forgets the state of req's key under req's algorithm and limits.

@@ -1,10 +1,12 @@
-package core
+package keyfuncs
 
-// HTTPRequest is the framework-neutral view of an HTTP request that key
-// functions and the HTTP policy read. Each adapter implements it over its
-// framework's request, usually as a one-pointer struct so that passing it
-// costs no allocation.
-type HTTPRequest interface {
+import "errors"
+
+// Request is the framework-neutral view of an HTTP request that key functions
+// and the HTTP policy (package httplimit) read. Each adapter implements it
+// over its framework's request, usually as a one-pointer struct so that
+// passing it costs no allocation.
+type Request interface {
 	// RemoteAddr is the network peer's address, "ip:port" or a bare IP.
 	RemoteAddr() string
 	// Header returns the first value of the named header, "" when absent.
@@ -22,7 +24,12 @@ type HTTPRequest interface {
 	Route() string
 }
 
-// KeyFunc extracts the rate-limit key from a request: who the client is. An
+// Func extracts the rate-limit key from a request: who the client is. An
 // error (wrapping ErrKey) means no key could be found, and the request is
 // answered by the key-error policy, never let through unlimited.
-type KeyFunc func(r HTTPRequest) (string, error)
+type Func func(r Request) (string, error)
+
+// ErrKey reports that no key could be extracted from a request (no API key, a
+// bad token): the HTTP policy answers such a request with its key-error
+// response, never lets it through unlimited.
+var ErrKey = errors.New("ratewarden: no key")

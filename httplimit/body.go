@@ -1,9 +1,11 @@
-package core
+package httplimit
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/ratewarden/ratewarden/core"
 )
 
 // Bodies that never change. None holds request data or error text.
@@ -18,8 +20,8 @@ const (
 
 // precompute builds every header value and body that does not change between
 // requests, once.
-func (p *HTTPPolicy) precompute() error {
-	limits := p.lim.limits
+func (p *Policy) precompute() error {
+	limits := p.lim.Limits()
 	p.perLimit = make([]limitHeaders, len(limits))
 	text := []byte(textTooMany)
 	var policy strings.Builder
@@ -33,7 +35,7 @@ func (p *HTTPPolicy) precompute() error {
 		lh.rlPrefix = `"` + l.Name + `";r=`
 		json := fmt.Appendf(nil, `{"type":%q,"title":%q,"status":429,"violated-policies":[%q]}`,
 			ProblemTypeQuotaExceeded, titleTooMany, l.Name)
-		lh.denied = [2][2]*HTTPResponse{
+		lh.denied = [2][2]*Response{
 			{{429, ContentTypeTextPlain, text}, {429, ContentTypeTextPlain, nil}},
 			{{429, ContentTypeProblemJSON, json}, {429, ContentTypeProblemJSON, nil}},
 		}
@@ -43,7 +45,7 @@ func (p *HTTPPolicy) precompute() error {
 		fmt.Fprintf(&policy, `"%s";q=%d;w=%d`, l.Name, q, w)
 	}
 	p.policyVals = []string{policy.String()}
-	p.passOutcome = &HTTPOutcome{Action: HTTPPass}
+	p.passOutcome = &outcome{action: actionPass}
 	p.keyOutcomes = fixedOutcomes(401, textUnauthorized, jsonUnauthorized)
 	p.failOutcomes = fixedOutcomes(503, textUnavailable, jsonUnavailable)
 	return nil
@@ -51,11 +53,11 @@ func (p *HTTPPolicy) precompute() error {
 
 // fixedOutcomes returns the shared answers with the given status, indexed
 // [JSON][HEAD].
-func fixedOutcomes(status int, text, json string) [2][2]*HTTPOutcome {
-	mk := func(contentType string, body []byte) *HTTPOutcome {
-		return &HTTPOutcome{Action: HTTPRespond, Response: &HTTPResponse{status, contentType, body}}
+func fixedOutcomes(status int, text, json string) [2][2]*outcome {
+	mk := func(contentType string, body []byte) *outcome {
+		return &outcome{action: actionRespond, response: &Response{status, contentType, body}}
 	}
-	return [2][2]*HTTPOutcome{
+	return [2][2]*outcome{
 		{mk(ContentTypeTextPlain, []byte(text)), mk(ContentTypeTextPlain, nil)},
 		{mk(ContentTypeProblemJSON, []byte(json)), mk(ContentTypeProblemJSON, nil)},
 	}
@@ -66,7 +68,7 @@ func fixedOutcomes(status int, text, json string) [2][2]*HTTPOutcome {
 func checkFieldName(name string) error {
 	for i := 0; i < len(name); i++ {
 		if c := name[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			return fmt.Errorf("%w: limit name %q: only printable ASCII without quotes or backslashes fits in a RateLimit header", ErrInvalidOption, truncate(name))
+			return fmt.Errorf("%w: limit name %q: only printable ASCII without quotes or backslashes fits in a RateLimit header", core.ErrInvalidOption, truncate(name))
 		}
 	}
 	return nil
@@ -105,4 +107,12 @@ func zeroQuality(params string) bool {
 		}
 	}
 	return false
+}
+
+// truncate keeps error messages short when the input is long or hostile.
+func truncate(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "..."
+	}
+	return s
 }

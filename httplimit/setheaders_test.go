@@ -1,4 +1,4 @@
-package core_test
+package httplimit
 
 import (
 	"context"
@@ -20,13 +20,13 @@ func TestSetHeadersOutlivesRelease(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
 		limit core.Limit
-		opts  []core.HTTPOption
+		opts  []Option
 	}{
 		{"all headers", core.PerMinute(3), nil},
 		{"long limit name", core.PerMinute(3).Named(long), nil},
-		{"x-ratelimit only", core.PerMinute(3), []core.HTTPOption{core.WithHeaders(core.XRateLimitHeaders)}},
-		{"ietf only", core.PerMinute(3), []core.HTTPOption{core.WithHeaders(core.IETFHeaders)}},
-		{"no headers", core.PerMinute(3), []core.HTTPOption{core.WithHeaders(0)}},
+		{"x-ratelimit only", core.PerMinute(3), []Option{WithHeaders(XRateLimitHeaders)}},
+		{"ietf only", core.PerMinute(3), []Option{WithHeaders(IETFHeaders)}},
+		{"no headers", core.PerMinute(3), []Option{WithHeaders(0)}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p, clk := newPolicy(t, &mapStore{}, core.GCRA, tt.limit, nil, tt.opts...)
@@ -34,15 +34,15 @@ func TestSetHeadersOutlivesRelease(t *testing.T) {
 			var kept []http.Header
 			var want []map[string]string
 			for range 4 { // the fourth is denied, with Retry-After
-				o := p.Decide(ctx, get("a"))
+				o := p.decideNow(ctx, get("a"))
 				h := http.Header{}
-				o.SetHeaders(h)
-				w := headerMap(o)
+				o.setHeaderMap(h)
+				w := headersOf(o)
 				for k, v := range w {
 					w[k] = strings.Clone(v) // Header's values die with the outcome
 				}
 				kept, want = append(kept, h), append(want, w)
-				p.Release(o)
+				p.release(o)
 				clk.Advance(time.Second)
 			}
 			assert.Equal(t, "17", want[3]["Retry-After"], "the fourth request is denied")
@@ -61,20 +61,20 @@ func TestSetHeadersOutlivesRelease(t *testing.T) {
 func TestSetHeadersAllocations(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
-		opts   []core.HTTPOption
+		opts   []Option
 		allocs float64
 	}{
 		{"all headers", nil, 1},
-		{"no headers", []core.HTTPOption{core.WithHeaders(0)}, 0},
+		{"no headers", []Option{WithHeaders(0)}, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			p, _ := newPolicy(t, &localStore{}, core.GCRA, core.PerSecond(1_000_000), nil, tt.opts...)
+			p, _ := newPolicy(t, &localMapStore{}, core.GCRA, core.PerSecond(1_000_000), nil, tt.opts...)
 			r := get("192.0.2.1")
 			h := http.Header{}
 			allocs := testing.AllocsPerRun(200, func() {
-				o := p.Decide(context.Background(), r)
-				o.SetHeaders(h)
-				p.Release(o)
+				o := p.decideNow(context.Background(), r)
+				o.setHeaderMap(h)
+				p.release(o)
 			})
 			assert.Equal(t, tt.allocs, allocs)
 		})
@@ -85,18 +85,18 @@ func TestSetHeadersAllocations(t *testing.T) {
 // then hands the map the outcome's own per-request values, without a copy;
 // only the limit and the policy get slices of their own (one allocation).
 func TestSetHeadersSharesAContextOutcome(t *testing.T) {
-	p, _ := newPolicy(t, &localStore{}, core.GCRA, core.PerSecond(10), nil, core.WithDecisionInContext())
-	o := p.Decide(context.Background(), get("192.0.2.1"))
+	p, _ := newPolicy(t, &localMapStore{}, core.GCRA, core.PerSecond(10), nil, WithDecisionInContext())
+	o := p.decideNow(context.Background(), get("192.0.2.1"))
 	shared := http.Header{}
-	o.SetHeaders(shared)
+	o.setHeaderMap(shared)
 	want := http.Header{}
-	for i := range o.NumHeaders() {
-		name, vals := o.Header(i)
+	for i := range o.numHeaders() {
+		name, vals := o.header(i)
 		want[name] = vals
 	}
 	assert.Len(t, shared, 5)
 	assert.Equal(t, want, shared)
-	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { o.SetHeaders(shared) }))
+	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { o.setHeaderMap(shared) }))
 }
 
 // A handler that writes into a header's slice (h[name][0] = ...) changes its
@@ -105,33 +105,33 @@ func TestSetHeadersSharesAContextOutcome(t *testing.T) {
 func TestSetHeadersSlicesAreOwnedByTheResponse(t *testing.T) {
 	for _, tt := range []struct {
 		name string
-		opts []core.HTTPOption
+		opts []Option
 	}{
 		{"pooled outcome", nil},
-		{"context outcome", []core.HTTPOption{core.WithDecisionInContext()}},
+		{"context outcome", []Option{WithDecisionInContext()}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			p, _ := newPolicy(t, &localStore{}, core.GCRA, core.PerMinute(100), nil, tt.opts...)
+			p, _ := newPolicy(t, &localMapStore{}, core.GCRA, core.PerMinute(100), nil, tt.opts...)
 			ctx := context.Background()
 			first := http.Header{}
-			o := p.Decide(ctx, get("a"))
-			o.SetHeaders(first)
+			o := p.decideNow(ctx, get("a"))
+			o.setHeaderMap(first)
 			want := http.Header{}
 			for name, vals := range first {
 				want[name] = []string{strings.Clone(vals[0])}
 			}
-			p.Release(o)
+			p.release(o)
 			for name := range first {
 				first[name][0] = "tampered"
 			}
 
 			second := http.Header{}
-			o = p.Decide(ctx, get("b")) // another key: the same figures as the first
-			o.SetHeaders(second)
-			p.Release(o)
+			o = p.decideNow(ctx, get("b")) // another key: the same figures as the first
+			o.setHeaderMap(second)
+			p.release(o)
 			assert.Equal(t, want, second)
-			assert.Equal(t, "100", second.Get(core.HeaderXRateLimitLimit))
-			assert.Equal(t, `"default";q=100;w=60`, second.Get(core.HeaderRateLimitPolicy))
+			assert.Equal(t, "100", second.Get(HeaderXRateLimitLimit))
+			assert.Equal(t, `"default";q=100;w=60`, second.Get(HeaderRateLimitPolicy))
 		})
 	}
 }

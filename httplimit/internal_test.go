@@ -1,28 +1,32 @@
-package core
+package httplimit
 
 import (
+	"context"
 	"testing"
+	"time"
 	"unsafe"
 
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/keyfuncs"
 	"github.com/stretchr/testify/assert"
 )
 
 // An outcome is the one allocation of an allowed request: it must stay in a
 // small size class (256 bytes).
 func TestOutcomeSize(t *testing.T) {
-	assert.LessOrEqual(t, unsafe.Sizeof(HTTPOutcome{}), uintptr(256))
+	assert.LessOrEqual(t, unsafe.Sizeof(outcome{}), uintptr(256))
 }
 
 // Long limit names overflow the outcome's buffer and take the allocating path;
 // the values must be the same.
 func TestRateLimitFieldLongName(t *testing.T) {
 	long := "a-very-long-policy-name-that-does-not-fit-in-the-outcome-buffer-at-all"
-	p := &HTTPPolicy{headers: AllHeaders, perLimit: []limitHeaders{{rlPrefix: `"` + long + `";r=`}}}
-	o := &HTTPOutcome{p: p}
-	p.setHeaders(o, &Decision{Allowed: true, Remaining: 12345, ResetAfter: 1500 * 1e6})
+	p := &Policy{headers: AllHeaders, perLimit: []limitHeaders{{rlPrefix: `"` + long + `";r=`}}}
+	o := &outcome{p: p}
+	p.setHeaders(o, &core.Decision{Allowed: true, Remaining: 12345, ResetAfter: 1500 * 1e6})
 	var got string
-	for i := range o.NumHeaders() {
-		if name, vals := o.Header(i); name == HeaderRateLimit {
+	for i := range o.numHeaders() {
+		if name, vals := o.header(i); name == HeaderRateLimit {
 			got = vals[0]
 		}
 	}
@@ -40,4 +44,9 @@ func FuzzAcceptsJSON(f *testing.F) {
 			t.Fatalf("%q: %v, with text/plain appended: %v", accept, got, plus)
 		}
 	})
+}
+
+// decideNow is decide with no arrival stamp, as the tests call it.
+func (p *Policy) decideNow(ctx context.Context, r keyfuncs.Request) *outcome {
+	return p.decide(ctx, r, time.Time{})
 }

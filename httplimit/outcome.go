@@ -1,22 +1,25 @@
-package core
+package httplimit
 
 import (
 	"context"
+	"net/http"
 	"strconv"
 	"time"
 	"unsafe"
+
+	"github.com/ratewarden/ratewarden/core"
 )
 
-// HTTPAction is what an adapter does with a request.
-type HTTPAction uint8
+// action is what an adapter does with a request.
+type action uint8
 
 const (
-	// HTTPPass passes the request on to the next handler, after setting the
-	// outcome's headers and holding it for Decision.Delay (see Wait).
-	HTTPPass HTTPAction = iota + 1
-	// HTTPRespond answers the request with the outcome's headers and Response;
+	// actionPass passes the request on to the next handler, after setting the
+	// outcome's headers and holding it for Decision.Delay (see wait).
+	actionPass action = iota + 1
+	// actionRespond answers the request with the outcome's headers and Response;
 	// the next handler is not called.
-	HTTPRespond
+	actionRespond
 )
 
 // headerName indexes headerNames; it keeps outcomes small.
@@ -41,36 +44,32 @@ var headerNames = [...]string{
 	hRateLimit:  HeaderRateLimit,
 }
 
-// HTTPOutcome is the policy's verdict on one request: what the adapter must
-// do, with which headers. Outcomes are read-only; the policy shares one
-// between requests when it carries nothing specific to the request.
+// outcome is the policy's verdict on one request: what to do with it, with
+// which headers. An outcome is read-only once decide returns; the policy
+// shares one between requests when it carries nothing specific to the
+// request, and pools the others (see release).
 //
-// An outcome holds the formatted header values and serves as the context of
-// Context. Adapters hand it back with HTTPPolicy.Release once they have copied
-// its headers (fasthttp's Set copies; SetHeaders gives a net/http Header map
-// values of its own), so an allowed request costs no outcome allocation.
-type HTTPOutcome struct {
-	// Action is what the adapter must do.
-	Action HTTPAction
-	// Decided reports that the limiter decided the request: false when it was
-	// skipped, had no key, or the limiter failed.
-	Decided bool
-	pooled  bool                     // from the policy's pool: may be Released
+// An outcome holds the formatted header values and, with
+// WithDecisionInContext, serves as the request's context.
+type outcome struct {
+	action  action
+	decided bool                     // the limiter decided: not skipped, keyed and no error
+	pooled  bool                     // from the policy's pool: may be released
 	nh      uint8                    // headers used
 	nv      uint8                    // vals used
 	n       uint8                    // buf used
 	spilled bool                     // vals lie off buf (a long RateLimit field)
 	hdrs    [maxOutcomeHeaders]uint8 // headerName | value slot<<4
 	start   [outcomeVals]uint8       // where each of vals starts in buf
-	// Decision is the limiter's decision, when Decided. When Action is HTTPPass,
-	// Decision.Delay is how long to hold the request before passing it on (the
-	// leaky bucket's queue; see Wait).
-	Decision Decision
-	// Response is the answer when Action is HTTPRespond (its Body is nil for a
-	// HEAD request), nil otherwise. It may be shared: never modify it.
-	Response *HTTPResponse
+	// decision is the limiter's decision, when decided. When action is
+	// actionPass, decision.Delay is how long to hold the request (the leaky
+	// bucket's queue).
+	decision core.Decision
+	// response is the answer when action is actionRespond (its Body is nil for
+	// a HEAD request), nil otherwise. It may be shared: never modify it.
+	response *Response
 
-	p      *HTTPPolicy
+	p      *Policy
 	parent context.Context
 	vals   [outcomeVals]string // reset, remaining, RateLimit (a value may serve two headers)
 	buf    [outcomeBufLen]byte
@@ -83,20 +82,19 @@ const outcomeBufLen = 64
 // outcomeVals is the number of per-request values: reset, remaining, RateLimit.
 const outcomeVals = 3
 
-// NumHeaders returns the number of headers to set on the response, whatever
+// numHeaders returns the number of headers to set on the response, whatever
 // the action.
-func (o *HTTPOutcome) NumHeaders() int { return int(o.nh) }
+func (o *outcome) numHeaders() int { return int(o.nh) }
 
-// Header returns the i-th header to set (0 <= i < NumHeaders): its canonical
+// header returns the i-th header to set (0 <= i < numHeaders): its canonical
 // name (as net/http's Header keys) and its value as a one-element slice with
 // no spare capacity. The value lies in the outcome: it is valid until the
-// outcome is Released, so copy it (fasthttp's Set does) or use SetHeaders,
-// whose values outlive the outcome. The slice may be shared between
-// responses: never write into it.
-func (o *HTTPOutcome) Header(i int) (name string, values []string) {
+// outcome is released, so the writer must copy it (HeaderSetter's contract).
+// The slice may be shared between responses: never write into it.
+func (o *outcome) header(i int) (name string, values []string) {
 	switch k := headerName(o.hdrs[i] & 0xf); k {
 	case hXLimit:
-		return HeaderXRateLimitLimit, o.p.perLimit[o.Decision.Index].limitVals
+		return HeaderXRateLimitLimit, o.p.perLimit[o.decision.Index].limitVals
 	case hPolicy:
 		return HeaderRateLimitPolicy, o.p.policyVals
 	default:
@@ -105,14 +103,14 @@ func (o *HTTPOutcome) Header(i int) (name string, values []string) {
 	}
 }
 
-// Wait holds the request for Decision.Delay. It returns false when ctx ends
-// first (the client went away): the adapter then drops the request. Holding
-// uses a real timer.
-func (o *HTTPOutcome) Wait(ctx context.Context) bool {
-	if o.Decision.Delay <= 0 {
+// wait holds the request for decision.Delay. It returns false when ctx ends
+// first (the client went away): the request is then dropped. Holding uses a
+// real timer.
+func (o *outcome) wait(ctx context.Context) bool {
+	if o.decision.Delay <= 0 {
 		return ctx.Err() == nil
 	}
-	t := time.NewTimer(o.Decision.Delay)
+	t := time.NewTimer(o.decision.Delay)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
@@ -122,29 +120,29 @@ func (o *HTTPOutcome) Wait(ctx context.Context) bool {
 	}
 }
 
-// Context returns a context derived from parent that carries the outcome's
+// asContext returns a context derived from parent that carries the outcome's
 // decision, for DecisionFromContext. It allocates nothing: the outcome is the
-// context. Call it at most once per outcome, and only when Decided.
-func (o *HTTPOutcome) Context(parent context.Context) context.Context {
+// context. Call it at most once per outcome, and only when decided.
+func (o *outcome) asContext(parent context.Context) context.Context {
 	o.parent = parent
 	return outcomeContext{o}
 }
 
-// becomesContext reports whether the adapter hands o to the request as its
+// becomesContext reports whether o is handed to the request as its
 // context: WithDecisionInContext and a decided outcome that lets the request
 // pass. Such an outcome is never reused, so nothing need be copied out of it.
-func (o *HTTPOutcome) becomesContext() bool {
-	return o.Decided && o.Action != HTTPRespond && o.p != nil && o.p.inContext
+func (o *outcome) becomesContext() bool {
+	return o.decided && o.action != actionRespond && o.p != nil && o.p.inContext
 }
 
-// SetHeaders stores the outcome's headers in h, a net/http Header map
+// setHeaderMap stores the outcome's headers in h, a net/http Header map
 // (replacing any value the application set there), with values that stay
-// valid after the outcome is Released. Every field gets a slice of its own,
+// valid after the outcome is released. Every field gets a slice of its own,
 // shared with no other response: a handler that writes into one
 // (h[name][0] = ...) changes its own response only. It costs one allocation.
 // An outcome that becomes the request's context is never reused, so h shares
 // its per-request values.
-func (o *HTTPOutcome) SetHeaders(h map[string][]string) {
+func (o *outcome) setHeaderMap(h http.Header) {
 	if o.nh == 0 {
 		return
 	}
@@ -168,7 +166,7 @@ func (o *HTTPOutcome) SetHeaders(h map[string][]string) {
 	for i := range o.nh {
 		switch k := headerName(o.hdrs[i] & 0xf); k {
 		case hXLimit:
-			fixed[0] = o.p.perLimit[o.Decision.Index].limitVals[0]
+			fixed[0] = o.p.perLimit[o.decision.Index].limitVals[0]
 			h[HeaderXRateLimitLimit] = fixed[0:1:1]
 		case hPolicy:
 			fixed[1] = o.p.policyVals[0]
@@ -180,7 +178,7 @@ func (o *HTTPOutcome) SetHeaders(h map[string][]string) {
 	}
 }
 
-// headerValues are the values SetHeaders hands to a Header map, which keeps
+// headerValues are the values setHeaderMap hands to a Header map, which keeps
 // them after the outcome is reused: the per-request ones, and the limit and
 // the policy, the same for every response but in slices of their own.
 type headerValues struct {
@@ -189,14 +187,14 @@ type headerValues struct {
 	buf   [outcomeBufLen]byte
 }
 
-func (o *HTTPOutcome) addHeader(k headerName, slot uint8) {
+func (o *outcome) addHeader(k headerName, slot uint8) {
 	o.hdrs[o.nh] = uint8(k) | slot<<4
 	o.nh++
 }
 
 // addValue adds a value that starts at start in buf (unless spilled) and
 // returns its slot.
-func (o *HTTPOutcome) addValue(v string, start uint8) uint8 {
+func (o *outcome) addValue(v string, start uint8) uint8 {
 	o.vals[o.nv], o.start[o.nv] = v, start
 	o.nv++
 	return o.nv - 1
@@ -204,16 +202,16 @@ func (o *HTTPOutcome) addValue(v string, start uint8) uint8 {
 
 // appendInt formats v into the outcome's buffer, adds it as a value and
 // returns its slot. The buffer has room for any two values.
-func (o *HTTPOutcome) appendInt(v int64) uint8 {
+func (o *outcome) appendInt(v int64) uint8 {
 	start := o.n
 	o.n = uint8(len(strconv.AppendInt(o.buf[:o.n], v, 10)))
 	// buf[start:n] is written once, here, before its string is made, and never
-	// again: the outcome is read-only once Decide returns.
+	// again: the outcome is read-only once decide returns.
 	return o.addValue(unsafe.String(&o.buf[start], int(o.n-start)), start)
 }
 
-// outcomeContext is the context Context returns: the parent, plus the decision.
-type outcomeContext struct{ o *HTTPOutcome }
+// outcomeContext is the context asContext returns: the parent, plus the decision.
+type outcomeContext struct{ o *outcome }
 
 type decisionKey struct{}
 
@@ -230,9 +228,9 @@ func (c outcomeContext) Value(key any) any {
 // DecisionFromContext returns the decision the HTTP middleware made for the
 // request whose context is ctx, and false when there is none (the request was
 // skipped, the limiter failed open, or WithDecisionInContext is not set).
-func DecisionFromContext(ctx context.Context) (Decision, bool) {
-	if o, ok := ctx.Value(decisionKey{}).(*HTTPOutcome); ok && o.Decided {
-		return o.Decision, true
+func DecisionFromContext(ctx context.Context) (core.Decision, bool) {
+	if o, ok := ctx.Value(decisionKey{}).(*outcome); ok && o.decided {
+		return o.decision, true
 	}
-	return Decision{}, false
+	return core.Decision{}, false
 }

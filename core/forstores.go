@@ -1,0 +1,132 @@
+package core
+
+// What a Store implementation needs beyond the Store interface: the
+// algorithms applied to a request with the figures its Limiter computed once
+// (so a store's hot path divides nothing), a hash of what must be kept
+// apart, and when a state may be dropped. Users of a Limiter need none of it.
+
+// plan is what a Limiter computes once for its algorithm and limits.
+type plan struct {
+	alg    Algorithm
+	limits []Limit
+	params []params
+	ptrs   []*params // &params[i], as applyAll takes them
+	fp     uint64    // the fingerprint of alg and limits
+}
+
+func newPlan(alg Algorithm, limits []Limit) (plan, error) {
+	p := plan{alg: alg, limits: limits, params: make([]params, len(limits)), ptrs: make([]*params, len(limits))}
+	for i := range limits {
+		var err error
+		if p.params[i], err = computeParams(limits[i]); err != nil {
+			return plan{}, err
+		}
+		p.ptrs[i] = &p.params[i]
+	}
+	p.fp = fingerprint(alg, limits)
+	return p, nil
+}
+
+// prepared returns the plan of the Limiter that built r, or nil when r was
+// built by hand or its algorithm or limits were changed since.
+func (r *TakeRequest) prepared() *plan {
+	p := r.plan
+	if p != nil && p.alg == r.Algorithm && len(p.limits) == len(r.Limits) && &p.limits[0] == &r.Limits[0] {
+		return p
+	}
+	return nil
+}
+
+// Decide applies r's algorithm to r's limits and cost at now (µs since the
+// epoch), over states (states[i] belongs to r.Limits[i] and is updated when
+// the request is admitted), and writes the decision into d. It decides
+// exactly as Algorithm.ApplyAll does, and returns its errors (d is then left
+// zero).
+func (r *TakeRequest) Decide(d *Decision, states []State, now int64) error {
+	p := r.prepared()
+	if p == nil || len(states) != len(r.Limits) || !validArgs(r.Algorithm, r.Cost, now) {
+		var err error
+		*d, err = r.Algorithm.ApplyAll(states, r.Limits, r.Cost, now)
+		return err
+	}
+	r.Algorithm.applyAll(d, states, r.Limits, p.ptrs, r.Cost, now)
+	return nil
+}
+
+// AdvanceWord returns the one-word state (State.T) that r leaves behind at
+// now when its algorithm is one-word (see Algorithm.OneWord) and it has one
+// limit: the next state when the request is admitted, t itself when it is
+// denied, a peek, or invalid (Decide then reports the error). A lock-free
+// store computes it between loading and compare-and-swapping its word, which
+// keeps that window short, and builds the Decision afterwards with Decide on
+// the state it loaded; both see the same (t, cost, now), so they agree.
+func (r *TakeRequest) AdvanceWord(t, now int64) int64 {
+	if len(r.Limits) != 1 || !r.Algorithm.OneWord() || !validArgs(r.Algorithm, r.Cost, now) || r.Cost == 0 {
+		return t
+	}
+	var buf params
+	var p *params
+	if pl := r.prepared(); pl != nil {
+		p = pl.ptrs[0]
+	} else if computed, err := computeParams(r.Limits[0]); err == nil {
+		buf = computed
+		p = &buf
+	} else {
+		return t
+	}
+	if r.Cost > p.burst {
+		return t
+	}
+	if next, fits := meterNext(p, max(t, now), r.Cost, now); fits {
+		return next
+	}
+	return t
+}
+
+// FreshAt returns the instant (µs since the epoch) from which states
+// (states[i] under r.Limits[i]) are indistinguishable from fresh ones, so a
+// store may drop them; 0 when they are fresh already.
+func (r *TakeRequest) FreshAt(states []State) int64 {
+	var at int64
+	for i := range min(len(states), len(r.Limits)) {
+		at = max(at, r.Algorithm.freshAt(&states[i], &r.Limits[i]))
+	}
+	return at
+}
+
+// Fingerprint hashes the request's algorithm and limits (their Rate, Period
+// and effective Burst; not their Names): requests whose states a store must
+// keep apart have different fingerprints, except with negligible probability.
+// It is stable within a process, not across processes or versions. A request
+// built by a Limiter carries it precomputed.
+func (r *TakeRequest) Fingerprint() uint64 {
+	if p := r.prepared(); p != nil {
+		return p.fp
+	}
+	return fingerprint(r.Algorithm, r.Limits)
+}
+
+// fingerprint hashes alg and the limits' Rate, Period and effective Burst.
+func fingerprint(alg Algorithm, limits []Limit) uint64 {
+	f := uint64(alg+1) * 0x9e3779b97f4a7c15
+	for i, l := range limits {
+		lf := uint64(l.Rate)
+		lf = lf*0x100000001b3 ^ uint64(l.Period)
+		lf = mix64(lf*0x100000001b3 ^ uint64(l.EffectiveBurst()))
+		if i == 0 {
+			f ^= lf
+		} else {
+			f = mix64(f) ^ lf
+		}
+	}
+	return f
+}
+
+// mix64 is the splitmix64 finalizer.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}

@@ -1,0 +1,141 @@
+package httplimit
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/ratewarden/ratewarden/keyfuncs"
+)
+
+// ResponseWriter is what Handle writes a response to: the two writing methods
+// of http.ResponseWriter, so net/http's, Gin's and Echo's writers serve as
+// they are. It must also implement one of two ways to set a header:
+//
+//   - Header() http.Header, as http.ResponseWriter does: the policy stores
+//     its values in the map (values of their own, one allocation per request);
+//   - HeaderSetter, for servers without net/http's Header map (fasthttp).
+//
+// A writer with neither gets no headers.
+type ResponseWriter interface {
+	// WriteHeader sends the status code.
+	WriteHeader(status int)
+	// Write sends body bytes after WriteHeader.
+	Write(body []byte) (int, error)
+}
+
+// HeaderSetter is implemented by a ResponseWriter that sets headers one at a
+// time. The name is canonical (as net/http's Header keys) and, like the value,
+// holds no line break; both are valid only during the call, so the writer
+// copies them (fasthttp's SetCanonical does).
+type HeaderSetter interface {
+	SetHeader(name, value string)
+}
+
+// Arrival is implemented by a request view whose server stamped each request
+// with the time it read it (fasthttp's RequestCtx.Time): a limiter on the
+// system clock then decides at that instant instead of reading the clock again
+// (see core.Limiter.AllowNAt).
+type Arrival interface {
+	ArrivedAt() time.Time
+}
+
+// headerMap is the net/http way to set headers (see ResponseWriter).
+type headerMap interface {
+	Header() http.Header
+}
+
+// Handle runs the policy on one request: it decides, sets the rate-limit
+// headers on w and, when the request must not go on (denied, no key, a failed
+// store with WithFailClosed), writes the answer. A leaky-bucket request is held
+// here for its delay. It returns whether the adapter should call the next
+// handler, and the context that handler should see: ctx itself, or, with
+// WithDecisionInContext, a context carrying the decision for
+// DecisionFromContext. When it returns false the request is finished: it was
+// answered, or its client left while it was held.
+//
+// ctx is the request's context: its end aborts the store call and the hold.
+// r and w are not kept after Handle returns.
+func (p *Policy) Handle(ctx context.Context, r keyfuncs.Request, w ResponseWriter) (context.Context, bool) {
+	var arrival time.Time
+	if a, ok := r.(Arrival); ok {
+		arrival = a.ArrivedAt()
+	}
+	o := p.decide(ctx, r, arrival)
+	writeHeaders(o, w)
+	if o.action == actionRespond {
+		resp := o.response
+		p.release(o)
+		writeResponse(w, resp)
+		return ctx, false
+	}
+	if !o.wait(ctx) {
+		p.release(o)
+		return ctx, false
+	}
+	if o.becomesContext() {
+		return o.asContext(ctx), true
+	}
+	p.release(o)
+	return ctx, true
+}
+
+// release hands an outcome back for reuse by later requests, which saves its
+// allocation. Handle calls it once the outcome's header values were copied
+// (HeaderSetter copies; setHeaderMap gives a net/http Header map values of
+// their own). Releasing an outcome the policy shares, or one that becomes the
+// request's context, is a no-op.
+func (p *Policy) release(o *outcome) {
+	if o.pooled && !o.becomesContext() {
+		p.pool.Put(o)
+	}
+}
+
+// writeHeaders sets o's headers on w, the way w supports.
+func writeHeaders(o *outcome, w ResponseWriter) {
+	if o.nh == 0 {
+		return
+	}
+	if hm, ok := w.(headerMap); ok {
+		o.setHeaderMap(hm.Header())
+		return
+	}
+	if hs, ok := w.(HeaderSetter); ok {
+		for i := range o.numHeaders() {
+			name, values := o.header(i)
+			hs.SetHeader(name, values[0])
+		}
+	}
+}
+
+// writeResponse writes resp to w. A write error means the client is gone;
+// there is nobody left to tell.
+func writeResponse(w ResponseWriter, resp *Response) {
+	if resp.ContentType != "" {
+		setHeader(w, "Content-Type", resp.ContentType)
+	}
+	w.WriteHeader(resp.Status)
+	if len(resp.Body) > 0 {
+		_, _ = w.Write(resp.Body)
+	}
+}
+
+// setHeader sets one header on w, the way w supports.
+func setHeader(w ResponseWriter, name, value string) {
+	switch w := w.(type) {
+	case headerMap:
+		w.Header().Set(name, value)
+	case HeaderSetter:
+		w.SetHeader(name, value)
+	}
+}
+
+// defaultKey is the key New uses unless WithKey says otherwise: the client
+// IP, the peer address, no proxy trusted.
+var defaultKey = func() keyfuncs.Func {
+	f, err := keyfuncs.IP()
+	if err != nil {
+		panic(err) // IP takes no option here: it cannot fail
+	}
+	return f
+}()

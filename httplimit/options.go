@@ -1,0 +1,163 @@
+package httplimit
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/keyfuncs"
+)
+
+// Option configures an Policy.
+type Option func(*Policy) error
+
+func nilOption(what string) error { return fmt.Errorf("%w: nil %s", core.ErrInvalidOption, what) }
+
+// WithKey sets how a request's key (who the client is) is found; package
+// keyfuncs builds them. The default is the client IP, the peer address with
+// no proxy trusted.
+func WithKey(f keyfuncs.Func) Option {
+	return func(p *Policy) error {
+		if f == nil {
+			return nilOption("key function")
+		}
+		p.key = f
+		return nil
+	}
+}
+
+// WithKeyFallback sets a key function used when the main one fails: for
+// example the client IP when a request carries no API key. When the fallback
+// fails too, the key-error response is sent.
+func WithKeyFallback(f keyfuncs.Func) Option {
+	return func(p *Policy) error {
+		if f == nil {
+			return nilOption("fallback key function")
+		}
+		p.fallback = f
+		return nil
+	}
+}
+
+// WithKeyErrorResponder replaces the default answer to a request whose key
+// cannot be found (401 with a problem-details or plain-text body). The error
+// wraps keyfuncs.ErrKey; do not copy its text into the response.
+func WithKeyErrorResponder(f func(r keyfuncs.Request, err error) Response) Option {
+	return func(p *Policy) error {
+		if f == nil {
+			return nilOption("key error responder")
+		}
+		p.keyResp = f
+		return nil
+	}
+}
+
+// WithResponder replaces the default 429 body. The rate-limit headers and
+// Retry-After are still set by the policy; a Status of 0 means 429.
+func WithResponder(f func(r keyfuncs.Request, d core.Decision) Response) Option {
+	return func(p *Policy) error {
+		if f == nil {
+			return nilOption("responder")
+		}
+		p.responder = f
+		return nil
+	}
+}
+
+// WithErrorHandler sets a hook called with every error the limiter returns
+// (store down, timeout, a negative cost), before the request fails open or
+// closed: log it, count it. It runs on the request's goroutine.
+func WithErrorHandler(f func(r keyfuncs.Request, err error)) Option {
+	return func(p *Policy) error {
+		if f == nil {
+			return nilOption("error handler")
+		}
+		p.onError = f
+		return nil
+	}
+}
+
+// WithFailClosed answers 503 when the limiter fails. By default the policy
+// fails open: the request passes, and the error goes to the error handler.
+func WithFailClosed() Option {
+	return func(p *Policy) error { p.failClosed = true; return nil }
+}
+
+// WithStoreTimeout bounds each store call (default DefaultStoreTimeout); a
+// call that times out is a limiter error. 0 sets no deadline beyond the
+// request's own.
+func WithStoreTimeout(d time.Duration) Option {
+	return func(p *Policy) error {
+		if d < 0 {
+			return fmt.Errorf("%w: negative store timeout %s", core.ErrInvalidOption, d)
+		}
+		p.timeout = d
+		return nil
+	}
+}
+
+// WithSkip exempts requests for which f returns true (health checks): they
+// pass unlimited and get no rate-limit headers.
+func WithSkip(f func(r keyfuncs.Request) bool) Option {
+	return func(p *Policy) error {
+		if f == nil {
+			return nilOption("skip function")
+		}
+		p.skip = f
+		return nil
+	}
+}
+
+// WithCost sets what a request spends (default 1). A negative cost is a
+// limiter error, handled like a store error; 0 is a peek that spends nothing.
+func WithCost(f func(r keyfuncs.Request) int64) Option {
+	return func(p *Policy) error {
+		if f == nil {
+			return nilOption("cost function")
+		}
+		p.cost = f
+		return nil
+	}
+}
+
+// WithHeaders selects the rate-limit header families written (default
+// AllHeaders; 0 writes none, but a 429 always carries Retry-After).
+func WithHeaders(set HeaderSet) Option {
+	return func(p *Policy) error {
+		if set&^AllHeaders != 0 {
+			return fmt.Errorf("%w: unknown header set %d", core.ErrInvalidOption, set)
+		}
+		p.headers = set
+		return nil
+	}
+}
+
+// WithoutHeadersOnAllowed writes the rate-limit headers on denied responses
+// only.
+func WithoutHeadersOnAllowed() Option {
+	return func(p *Policy) error { p.onAllowed = false; return nil }
+}
+
+// WithMaxDelay bounds how long a leaky-bucket request is held before it is
+// passed on: an admitted request whose Delay is longer gets a 429 instead (its
+// place in the queue is spent). By default the queue's length is the only
+// bound.
+func WithMaxDelay(d time.Duration) Option {
+	return func(p *Policy) error {
+		if d <= 0 {
+			return fmt.Errorf("%w: max delay must be positive, got %s", core.ErrInvalidOption, d)
+		}
+		p.maxDelay = d
+		return nil
+	}
+}
+
+// WithDecisionInContext makes the adapters put the decision in the request's
+// context, for handlers to read with DecisionFromContext or the adapter's
+// DecisionFrom. It is off by default because on net/http, Gin and Echo it
+// costs a copy of the *http.Request per request (an allocation of about 250
+// bytes, the largest cost of the middleware); the rate-limit headers the
+// handler's response already carries say the same.
+func WithDecisionInContext() Option {
+	return func(p *Policy) error { p.inContext = true; return nil }
+}

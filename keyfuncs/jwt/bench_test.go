@@ -1,0 +1,28 @@
+package jwt_test
+
+import (
+	"testing"
+
+	gojwt "github.com/golang-jwt/jwt/v5"
+
+	"github.com/ratewarden/ratewarden/keyfuncs/jwt"
+)
+
+func BenchmarkSubjectHS256(b *testing.B) {
+	secret := []byte("0123456789abcdef0123456789abcdef")
+	tok, err := gojwt.NewWithClaims(gojwt.SigningMethodHS256, gojwt.MapClaims{"sub": "user-1"}).SignedString(secret)
+	if err != nil {
+		b.Fatal(err)
+	}
+	kf, err := jwt.Subject(jwt.WithHMACSecret(secret))
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := bearer(tok)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := kf(r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

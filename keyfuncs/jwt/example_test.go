@@ -1,0 +1,59 @@
+package jwt_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"time"
+
+	gojwt "github.com/golang-jwt/jwt/v5"
+
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/keyfuncs/jwt"
+)
+
+// request is the keyfuncs.Request view of an *http.Request, as the stdhttp
+// adapter builds it.
+type request struct{ r *http.Request }
+
+func (v request) RemoteAddr() string                { return v.r.RemoteAddr }
+func (v request) Header(name string) string         { return v.r.Header.Get(name) }
+func (v request) HeaderValues(name string) []string { return v.r.Header.Values(name) }
+func (v request) Method() string                    { return v.r.Method }
+func (v request) Path() string                      { return v.r.URL.Path }
+func (v request) Route() string                     { return v.r.Pattern }
+
+func ExampleSubject() {
+	secret := []byte("an-hmac-secret-of-32-bytes-or-more")
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	key, err := jwt.Subject(
+		jwt.WithHMACSecret(secret),
+		jwt.WithIssuer("https://idp.example"),
+		jwt.WithClock(core.NewManualClock(now)),
+	)
+	if err != nil {
+		panic(err)
+	}
+
+	token, _ := gojwt.NewWithClaims(gojwt.SigningMethodHS256, gojwt.MapClaims{
+		"sub": "alice",
+		"iss": "https://idp.example",
+		"exp": now.Add(time.Hour).Unix(),
+	}).SignedString(secret)
+	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	r.Header.Set("Authorization", "Bearer "+token)
+	k, err := key(request{r})
+	fmt.Println(k, err)
+
+	// The same claims signed with another secret are refused.
+	forged, _ := gojwt.NewWithClaims(gojwt.SigningMethodHS256, gojwt.MapClaims{
+		"sub": "alice",
+		"iss": "https://idp.example",
+	}).SignedString([]byte("guessed-secret-guessed-secret-xx"))
+	r.Header.Set("Authorization", "Bearer "+forged)
+	_, err = key(request{r})
+	fmt.Println(err != nil)
+	// Output:
+	// alice <nil>
+	// true
+}

@@ -1,0 +1,298 @@
+package jwt_test
+
+import (
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/pem"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	gojwt "github.com/golang-jwt/jwt/v5"
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/fakereq"
+	"github.com/ratewarden/ratewarden/keyfuncs"
+	"github.com/ratewarden/ratewarden/keyfuncs/jwt"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var (
+	testNow    = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	hmacSecret = []byte("0123456789abcdef0123456789abcdef") // 32 bytes
+	otherHMAC  = []byte("fedcba9876543210fedcba9876543210")
+
+	keysOnce                 sync.Once
+	rsaKey, otherRSA         *rsa.PrivateKey
+	ecKey, otherEC, ec384Key *ecdsa.PrivateKey
+	edPub, otherEdPub        ed25519.PublicKey
+	edKey                    ed25519.PrivateKey
+)
+
+func keys(t testing.TB) {
+	t.Helper()
+	keysOnce.Do(func() {
+		var err error
+		must := func(e error) {
+			if e != nil {
+				panic(e)
+			}
+		}
+		rsaKey, err = rsa.GenerateKey(rand.Reader, 2048)
+		must(err)
+		otherRSA, err = rsa.GenerateKey(rand.Reader, 2048)
+		must(err)
+		ecKey, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		must(err)
+		otherEC, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		must(err)
+		ec384Key, err = ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+		must(err)
+		edPub, edKey, err = ed25519.GenerateKey(rand.Reader)
+		must(err)
+		otherEdPub, _, err = ed25519.GenerateKey(rand.Reader)
+		must(err)
+	})
+}
+
+func sign(t testing.TB, m gojwt.SigningMethod, key any, claims gojwt.MapClaims) string {
+	t.Helper()
+	s, err := gojwt.NewWithClaims(m, claims).SignedString(key)
+	require.NoError(t, err)
+	return s
+}
+
+func claims(extra ...any) gojwt.MapClaims {
+	c := gojwt.MapClaims{"sub": "user-1", "exp": testNow.Add(time.Hour).Unix(), "nbf": testNow.Add(-time.Minute).Unix()}
+	for i := 0; i+1 < len(extra); i += 2 {
+		if extra[i+1] == nil {
+			delete(c, extra[i].(string))
+			continue
+		}
+		c[extra[i].(string)] = extra[i+1]
+	}
+	return c
+}
+
+func bearer(tok string) *fakereq.Request {
+	return fakereq.New("192.0.2.1:1", "Authorization", "Bearer "+tok)
+}
+
+func TestJWTSubjectAccepts(t *testing.T) {
+	keys(t)
+	clock := jwt.WithClock(core.NewManualClock(testNow))
+	tests := []struct {
+		name string
+		opts []jwt.Option
+		tok  string
+	}{
+		{"HS256", []jwt.Option{jwt.WithHMACSecret(hmacSecret)}, sign(t, gojwt.SigningMethodHS256, hmacSecret, claims())},
+		{"RS256", []jwt.Option{jwt.WithRSAPublicKey(&rsaKey.PublicKey)}, sign(t, gojwt.SigningMethodRS256, rsaKey, claims())},
+		{"PS384 listed", []jwt.Option{jwt.WithRSAPublicKey(&rsaKey.PublicKey), jwt.WithAlgorithms("RS256", "PS384")}, sign(t, gojwt.SigningMethodPS384, rsaKey, claims())},
+		{"ES256", []jwt.Option{jwt.WithECDSAPublicKey(&ecKey.PublicKey)}, sign(t, gojwt.SigningMethodES256, ecKey, claims())},
+		{"ES384 from the curve", []jwt.Option{jwt.WithECDSAPublicKey(&ec384Key.PublicKey)}, sign(t, gojwt.SigningMethodES384, ec384Key, claims())},
+		{"EdDSA", []jwt.Option{jwt.WithEd25519PublicKey(edPub)}, sign(t, gojwt.SigningMethodEdDSA, edKey, claims())},
+		{"key func", []jwt.Option{jwt.WithKeyLookup(func(*gojwt.Token) (any, error) { return edPub, nil }), jwt.WithAlgorithms("EdDSA")}, sign(t, gojwt.SigningMethodEdDSA, edKey, claims())},
+		{"no exp by default", []jwt.Option{jwt.WithHMACSecret(hmacSecret)}, sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("exp", nil))},
+		{"issuer and audience", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithIssuer("idp"), jwt.WithAudience("api", "web")}, sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("iss", "idp", "aud", []string{"web"}))},
+		{"expired within leeway", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithLeeway(time.Minute)}, sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("exp", testNow.Add(-30*time.Second).Unix()))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			kf, err := jwt.Subject(append(tt.opts, clock)...)
+			require.NoError(t, err)
+			got, err := kf(bearer(tt.tok))
+			require.NoError(t, err)
+			assert.Equal(t, "user-1", got)
+		})
+	}
+}
+
+func TestJWTSubjectRejects(t *testing.T) {
+	keys(t)
+	hs := sign(t, gojwt.SigningMethodHS256, hmacSecret, claims())
+	pubDER, err := x509.MarshalPKIXPublicKey(&rsaKey.PublicKey)
+	require.NoError(t, err)
+	pubPEM := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER})
+	none := sign(t, gojwt.SigningMethodNone, gojwt.UnsafeAllowNoneSignatureType, claims())
+	parts := strings.Split(hs, ".")
+	tamperedClaims := base64.RawURLEncoding.EncodeToString([]byte(`{"sub":"admin"}`))
+
+	hmacOpt := jwt.WithHMACSecret(hmacSecret)
+	rsaOpt := jwt.WithRSAPublicKey(&rsaKey.PublicKey)
+	tests := []struct {
+		name   string
+		opts   []jwt.Option
+		header []string
+	}{
+		{"no header", []jwt.Option{hmacOpt}, nil},
+		{"basic scheme", []jwt.Option{hmacOpt}, []string{"Authorization", "Basic " + hs}},
+		{"scheme glued", []jwt.Option{hmacOpt}, []string{"Authorization", "Bearer" + hs}},
+		{"scheme only", []jwt.Option{hmacOpt}, []string{"Authorization", "Bearer   "}},
+		{"two tokens", []jwt.Option{hmacOpt}, []string{"Authorization", "Bearer " + hs + " " + hs}},
+		{"wrong hmac secret", []jwt.Option{jwt.WithHMACSecret(otherHMAC)}, []string{"Authorization", "Bearer " + hs}},
+		{"wrong rsa key", []jwt.Option{jwt.WithRSAPublicKey(&otherRSA.PublicKey)}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodRS256, rsaKey, claims())}},
+		{"wrong ecdsa key", []jwt.Option{jwt.WithECDSAPublicKey(&otherEC.PublicKey)}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodES256, ecKey, claims())}},
+		{"wrong ed25519 key", []jwt.Option{jwt.WithEd25519PublicKey(otherEdPub)}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodEdDSA, edKey, claims())}},
+		{"expired", []jwt.Option{hmacOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("exp", testNow.Add(-time.Second).Unix()))}},
+		{"expired beyond leeway", []jwt.Option{hmacOpt, jwt.WithLeeway(time.Minute)}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("exp", testNow.Add(-2*time.Minute).Unix()))}},
+		{"not yet valid", []jwt.Option{hmacOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("nbf", testNow.Add(time.Minute).Unix()))}},
+		{"exp required", []jwt.Option{hmacOpt, jwt.WithExpirationRequired()}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("exp", nil))}},
+		{"alg none", []jwt.Option{hmacOpt}, []string{"Authorization", "Bearer " + none}},
+		{"alg confusion: HS256 signed with the RSA public key", []jwt.Option{rsaOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, pubPEM, claims())}},
+		{"alg confusion with HS256 listed for a key func", []jwt.Option{jwt.WithKeyLookup(func(*gojwt.Token) (any, error) { return &rsaKey.PublicKey, nil }), jwt.WithAlgorithms("RS256", "HS256")}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, pubPEM, claims())}},
+		{"unlisted algorithm", []jwt.Option{rsaOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodRS512, rsaKey, claims())}},
+		{"tampered claims", []jwt.Option{hmacOpt}, []string{"Authorization", "Bearer " + parts[0] + "." + tamperedClaims + "." + parts[2]}},
+		{"malformed", []jwt.Option{hmacOpt}, []string{"Authorization", "Bearer not.a.jwt"}},
+		{"two segments", []jwt.Option{hmacOpt}, []string{"Authorization", "Bearer " + parts[0] + "." + parts[1]}},
+		{"padded segment", []jwt.Option{hmacOpt}, []string{"Authorization", "Bearer " + parts[0] + "=." + parts[1] + "." + parts[2]}},
+		{"huge", []jwt.Option{hmacOpt}, []string{"Authorization", "Bearer " + strings.Repeat("a", 1<<20)}},
+		{"just over the bound", []jwt.Option{hmacOpt, jwt.WithMaxTokenLength(len(hs) - 1)}, []string{"Authorization", "Bearer " + hs}},
+		{"wrong issuer", []jwt.Option{hmacOpt, jwt.WithIssuer("idp")}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("iss", "evil"))}},
+		{"wrong audience", []jwt.Option{hmacOpt, jwt.WithAudience("api")}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("aud", "other"))}},
+		{"no sub", []jwt.Option{hmacOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("sub", nil))}},
+		{"empty sub", []jwt.Option{hmacOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("sub", ""))}},
+		{"object sub", []jwt.Option{hmacOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("sub", map[string]any{"a": 1}))}},
+		{"key func error", []jwt.Option{jwt.WithKeyLookup(func(*gojwt.Token) (any, error) { return nil, assert.AnError }), jwt.WithAlgorithms("HS256")}, []string{"Authorization", "Bearer " + hs}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			kf, err := jwt.Subject(append(tt.opts, jwt.WithClock(core.NewManualClock(testNow)))...)
+			require.NoError(t, err)
+			got, err := kf(fakereq.New("192.0.2.1:1", tt.header...))
+			require.ErrorIs(t, err, keyfuncs.ErrKey)
+			assert.Empty(t, got)
+		})
+	}
+}
+
+func TestJWTSubjectClaimAndScheme(t *testing.T) {
+	kf, err := jwt.Subject(jwt.WithHMACSecret(hmacSecret), jwt.WithClaim("tenant"), jwt.WithClock(core.NewManualClock(testNow)))
+	require.NoError(t, err)
+	tests := []struct {
+		name, header, want string
+	}{
+		{"string claim", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("tenant", "acme")), "acme"},
+		{"number claim", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("tenant", 12345678901)), "12345678901"},
+		{"scheme in any case, tab", "bEaReR\t" + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("tenant", "acme")), "acme"},
+		{"long claim hashed", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("tenant", strings.Repeat("t", 300))), "sha256:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := kf(fakereq.New("192.0.2.1:1", "Authorization", tt.header))
+			require.NoError(t, err)
+			if tt.want == "sha256:" {
+				assert.True(t, strings.HasPrefix(got, tt.want), got)
+				return
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestJWTSubjectClockMoves(t *testing.T) {
+	clock := core.NewManualClock(testNow)
+	kf, err := jwt.Subject(jwt.WithHMACSecret(hmacSecret), jwt.WithClock(clock))
+	require.NoError(t, err)
+	r := bearer(sign(t, gojwt.SigningMethodHS256, hmacSecret, claims()))
+	_, err = kf(r)
+	require.NoError(t, err)
+	clock.Advance(2 * time.Hour)
+	_, err = kf(r)
+	require.ErrorIs(t, err, keyfuncs.ErrKey)
+	require.ErrorIs(t, err, gojwt.ErrTokenExpired)
+}
+
+func TestJWTSubjectInvalidConfig(t *testing.T) {
+	keys(t)
+	small, err := rsa.GenerateKey(rand.Reader, 1024)
+	require.NoError(t, err)
+	p224, err := ecdsa.GenerateKey(elliptic.P224(), rand.Reader)
+	require.NoError(t, err)
+	tests := []struct {
+		name string
+		opts []jwt.Option
+		msg  string
+	}{
+		{"no key", nil, "no key"},
+		{"two keys", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithEd25519PublicKey(edPub)}, "more than one key"},
+		{"empty secret", []jwt.Option{jwt.WithHMACSecret(nil)}, "empty secret"},
+		{"short secret", []jwt.Option{jwt.WithHMACSecret([]byte("short"))}, "at least 32 bytes"},
+		{"secret too short for HS512", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithAlgorithms("HS512")}, "at least 64 bytes"},
+		{"nil rsa", []jwt.Option{jwt.WithRSAPublicKey(nil)}, "nil key"},
+		{"small rsa", []jwt.Option{jwt.WithRSAPublicKey(&small.PublicKey)}, "at least 2048"},
+		{"nil ecdsa", []jwt.Option{jwt.WithECDSAPublicKey(nil)}, "nil key"},
+		{"P-224", []jwt.Option{jwt.WithECDSAPublicKey(&p224.PublicKey)}, "not P-256"},
+		{"short ed25519", []jwt.Option{jwt.WithEd25519PublicKey(edPub[:10])}, "not 32"},
+		{"nil key func", []jwt.Option{jwt.WithKeyLookup(nil)}, "nil function"},
+		{"key func without algorithms", []jwt.Option{jwt.WithKeyLookup(func(*gojwt.Token) (any, error) { return nil, nil })}, "needs WithAlgorithms"},
+		{"alg none", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithAlgorithms("none")}, "never accepted"},
+		{"alg NONE", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithAlgorithms("NONE")}, "never accepted"},
+		{"unknown alg", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithAlgorithms("HS1")}, "unknown algorithm"},
+		{"no algorithms", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithAlgorithms()}, "no algorithm"},
+		{"HS256 with an RSA key", []jwt.Option{jwt.WithRSAPublicKey(&rsaKey.PublicKey), jwt.WithAlgorithms("RS256", "HS256")}, "does not suit"},
+		{"ES384 with a P-256 key", []jwt.Option{jwt.WithECDSAPublicKey(&ecKey.PublicKey), jwt.WithAlgorithms("ES384")}, "does not suit"},
+		{"RS256 with an Ed25519 key", []jwt.Option{jwt.WithEd25519PublicKey(edPub), jwt.WithAlgorithms("RS256")}, "does not suit"},
+		{"empty issuer", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithIssuer("")}, "empty issuer"},
+		{"empty audience", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithAudience("")}, "empty one"},
+		{"negative leeway", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithLeeway(-time.Second)}, "outside 0..5m"},
+		{"huge leeway", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithLeeway(time.Hour)}, "outside 0..5m"},
+		{"nil clock", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithClock(nil)}, "nil clock"},
+		{"empty claim", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithClaim("")}, "empty claim"},
+		{"tiny max length", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithMaxTokenLength(10)}, "outside 64"},
+		{"nil option", []jwt.Option{nil}, "jwt: nil option"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			kf, err := jwt.Subject(tt.opts...)
+			require.ErrorIs(t, err, core.ErrInvalidOption)
+			assert.Contains(t, err.Error(), tt.msg)
+			assert.Nil(t, kf)
+		})
+	}
+}
+
+func TestJWTSubjectUnverified(t *testing.T) {
+	keys(t)
+	kf, err := jwt.SubjectUnverified(jwt.WithClock(core.NewManualClock(testNow)))
+	require.NoError(t, err)
+	valid := sign(t, gojwt.SigningMethodHS256, otherHMAC, claims())
+	parts := strings.Split(valid, ".")
+	tests := []struct {
+		name, tok, want string
+	}{
+		{"any signature is taken on trust", valid, "user-1"},
+		{"rsa", sign(t, gojwt.SigningMethodRS256, otherRSA, claims("sub", "u2")), "u2"},
+		{"expired", sign(t, gojwt.SigningMethodHS256, otherHMAC, claims("exp", testNow.Add(-time.Second).Unix())), ""},
+		{"not yet valid", sign(t, gojwt.SigningMethodHS256, otherHMAC, claims("nbf", testNow.Add(time.Hour).Unix())), ""},
+		{"alg none", sign(t, gojwt.SigningMethodNone, gojwt.UnsafeAllowNoneSignatureType, claims()), ""},
+		{"empty signature", parts[0] + "." + parts[1] + ".", ""},
+		{"malformed", "a.b.c", ""},
+		{"unknown alg", base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"XX1"}`)) + "." + parts[1] + "." + parts[2], ""},
+		{"huge", strings.Repeat("a", 9000), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := kf(bearer(tt.tok))
+			if tt.want == "" {
+				require.ErrorIs(t, err, keyfuncs.ErrKey)
+				assert.Empty(t, got)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+
+	for _, opt := range []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithAlgorithms("HS256"), nil} {
+		kf, err := jwt.SubjectUnverified(opt)
+		require.ErrorIs(t, err, core.ErrInvalidOption)
+		assert.Nil(t, kf)
+	}
+}
