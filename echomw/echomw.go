@@ -7,13 +7,13 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/ratewarden/ratewarden/core"
-	"github.com/ratewarden/ratewarden/keyfuncs"
+	"github.com/ratewarden/ratewarden/httplimit"
 )
 
-// request is core's view of an echo.Context. echo.Context is an interface (two
-// words), so views are pooled and passed by pointer: passing one as a
-// core.HTTPRequest then allocates nothing. The policy keeps no view after
-// Decide returns.
+// request is the keyfuncs.Request view of an echo.Context. echo.Context is an
+// interface (two words), so views are pooled and passed by pointer: passing
+// one as an interface then allocates nothing. The policy keeps no view after
+// Handle returns.
 type request struct{ c echo.Context }
 
 var views = sync.Pool{New: func() any { return new(request) }}
@@ -25,59 +25,52 @@ func (v *request) Method() string                    { return v.c.Request().Meth
 func (v *request) Path() string                      { return v.c.Request().URL.Path }
 func (v *request) Route() string                     { return v.c.Path() }
 
-// New returns Echo middleware applying lim to every request: the key is the
-// client IP (the peer address, not Echo's RealIP; see package keyfuncs for
-// proxies, API keys and JWTs) unless core.WithKeyFunc says otherwise, and the
-// behaviour is core.HTTPPolicy's. The route pattern (for keyfuncs.Route) is
-// c.Path(), set once Echo has routed: install it with Use, not Pre, when keys
-// are per route. It returns an error wrapping core.ErrInvalidOption for a nil
-// limiter or an invalid option.
-func New(lim *core.Limiter, opts ...core.HTTPOption) (echo.MiddlewareFunc, error) {
-	p, err := keyfuncs.Policy(lim, opts...)
+// PerIP returns Echo middleware that allows each client IP limit, such as
+// "100/m" (see httplimit.MustPerIP for the defaults). It panics on a
+// malformed limit, like regexp.MustCompile; use New for everything else.
+func PerIP(limit string) echo.MiddlewareFunc {
+	return middleware(httplimit.MustPerIP(limit))
+}
+
+// New returns Echo middleware applying lim to every request, with the
+// behaviour of httplimit.Policy configured by opts. The key is the client IP
+// (the peer address, not Echo's RealIP) unless httplimit.WithKey says
+// otherwise. The route pattern (for keyfuncs.Route) is c.Path(), set once
+// Echo has routed: install it with Use, not Pre, when keys are per route. It
+// returns an error wrapping core.ErrInvalidOption for a nil limiter or an
+// invalid option.
+func New(lim *core.Limiter, opts ...httplimit.Option) (echo.MiddlewareFunc, error) {
+	p, err := httplimit.New(lim, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("echomw: %w", err)
 	}
-	inContext := p.DecisionInContext()
+	return middleware(p), nil
+}
+
+func middleware(p *httplimit.Policy) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			r := c.Request()
 			ctx := r.Context()
 			v := views.Get().(*request)
 			v.c = c
-			o := p.Decide(ctx, v)
+			nctx, ok := p.Handle(ctx, v, c.Response())
 			v.c = nil
 			views.Put(v)
-			w := c.Response()
-			h := w.Header()
-			o.SetHeaders(h)
-			if o.Action == core.HTTPRespond {
-				resp := o.Response
-				p.Release(o)
-				if resp.ContentType != "" {
-					h.Set(echo.HeaderContentType, resp.ContentType)
-				}
-				w.WriteHeader(resp.Status)
-				_, err := w.Write(resp.Body)
-				return err
+			if !ok {
+				return nil
 			}
-			if !o.Wait(ctx) {
-				p.Release(o)
-				return nil // the client left while the request was held
-			}
-			if o.Decided && inContext {
-				c.SetRequest(r.WithContext(o.Context(ctx)))
-			} else {
-				p.Release(o) // nothing refers to it: the header map has its own values
+			if nctx != ctx {
+				c.SetRequest(r.WithContext(nctx))
 			}
 			return next(c)
 		}
-	}, nil
+	}
 }
 
 // DecisionFrom returns, when the middleware was built with
-// core.WithDecisionInContext, the decision it made for the request, as
-// seen by the handlers after it; false when there is none (see
-// core.DecisionFromContext).
+// httplimit.WithDecisionInContext, the decision it made for the request, as
+// seen by the handlers after it; false when there is none.
 func DecisionFrom(c echo.Context) (core.Decision, bool) {
-	return core.DecisionFromContext(c.Request().Context())
+	return httplimit.DecisionFromContext(c.Request().Context())
 }

@@ -8,9 +8,10 @@ import (
 	"github.com/ratewarden/ratewarden/adaptertest"
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/echomw"
+	"github.com/ratewarden/ratewarden/httplimit"
 )
 
-func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...core.HTTPOption) (*adaptertest.Server, error) {
+func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...httplimit.Option) (*adaptertest.Server, error) {
 	mw, err := echomw.New(lim, opts...)
 	if err != nil {
 		return nil, err

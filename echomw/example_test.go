@@ -9,6 +9,7 @@ import (
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/echomw"
+	"github.com/ratewarden/ratewarden/httplimit"
 	"github.com/ratewarden/ratewarden/store/memory"
 )
 
@@ -25,7 +26,7 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
-	mw, err := echomw.New(lim, core.WithDecisionInContext())
+	mw, err := echomw.New(lim, httplimit.WithDecisionInContext())
 	if err != nil {
 		panic(err)
 	}

@@ -1,12 +1,11 @@
-// Package fibermw is ratewarden's Fiber (v2) middleware: one line in front of
-// any Fiber app.
+// Package fibermw is ratewarden's Fiber middleware: one line in front of any Fiber
+// app.
 //
-//	mw, err := fibermw.New(limiter)
-//	app.Use(mw)
+//	app.Use(fibermw.PerIP("100/m"))
 //
-// Every behaviour (keys, headers, the 429 body, failing open or closed, the
-// leaky-bucket hold) is core.HTTPPolicy's, configured with core's HTTPOption
-// values, and is identical in the net/http, Gin and Echo adapters. With core.WithDecisionInContext,
-// handlers read the decision with DecisionFrom, or core.DecisionFromContext on
-// c.UserContext().
+// New takes a limiter of your own (any algorithm, store, or limits) and
+// httplimit's options (keys, headers, responders, failing open or closed).
+// Every behaviour is httplimit.Policy's, identical in the net/http, Gin and Echo
+// adapters. With httplimit.WithDecisionInContext, handlers read the decision
+// with DecisionFrom.
 package fibermw

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/fibermw"
+	"github.com/ratewarden/ratewarden/httplimit"
 	"github.com/ratewarden/ratewarden/store/memory"
 )
 
@@ -26,7 +27,7 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
-	mw, err := fibermw.New(lim, core.WithDecisionInContext())
+	mw, err := fibermw.New(lim, httplimit.WithDecisionInContext())
 	if err != nil {
 		panic(err)
 	}

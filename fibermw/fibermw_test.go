@@ -9,6 +9,7 @@ import (
 	"github.com/ratewarden/ratewarden/adaptertest"
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/fibermw"
+	"github.com/ratewarden/ratewarden/httplimit"
 )
 
 // peerAddr is a net.Addr that is whatever the test says the peer is.
@@ -17,7 +18,7 @@ type peerAddr string
 func (a peerAddr) Network() string { return "tcp" }
 func (a peerAddr) String() string  { return string(a) }
 
-func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...core.HTTPOption) (*adaptertest.Server, error) {
+func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...httplimit.Option) (*adaptertest.Server, error) {
 	mw, err := fibermw.New(lim, opts...)
 	if err != nil {
 		return nil, err

@@ -1,12 +1,11 @@
 // Package ginmw is ratewarden's Gin middleware: one line in front of any Gin
-// router.
+// app.
 //
-//	mw, err := ginmw.New(limiter)
-//	router.Use(mw)
+//	router.Use(ginmw.PerIP("100/m"))
 //
-// Every behaviour (keys, headers, the 429 body, failing open or closed, the
-// leaky-bucket hold) is core.HTTPPolicy's, configured with core's HTTPOption
-// values, and is identical in the net/http, Echo and Fiber adapters. With core.WithDecisionInContext,
-// handlers read the decision with DecisionFrom, or core.DecisionFromContext on
-// c.Request.Context().
+// New takes a limiter of your own (any algorithm, store, or limits) and
+// httplimit's options (keys, headers, responders, failing open or closed).
+// Every behaviour is httplimit.Policy's, identical in the net/http, Echo and Fiber
+// adapters. With httplimit.WithDecisionInContext, handlers read the decision
+// with DecisionFrom.
 package ginmw

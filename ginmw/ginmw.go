@@ -6,11 +6,11 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/ratewarden/ratewarden/core"
-	"github.com/ratewarden/ratewarden/keyfuncs"
+	"github.com/ratewarden/ratewarden/httplimit"
 )
 
-// request is core's view of a *gin.Context: one pointer, so passing it as a
-// core.HTTPRequest does not allocate.
+// request is the keyfuncs.Request view of a *gin.Context: one pointer, so
+// passing it as an interface does not allocate.
 type request struct{ c *gin.Context }
 
 func (v request) RemoteAddr() string                { return v.c.Request.RemoteAddr }
@@ -20,52 +20,45 @@ func (v request) Method() string                    { return v.c.Request.Method 
 func (v request) Path() string                      { return v.c.Request.URL.Path }
 func (v request) Route() string                     { return v.c.FullPath() }
 
-// New returns Gin middleware applying lim to every request: the key is the
-// client IP (the peer address, not Gin's ClientIP; see package keyfuncs for
-// proxies, API keys and JWTs) unless core.WithKeyFunc says otherwise, and the
-// behaviour is core.HTTPPolicy's. The route pattern (for keyfuncs.Route) is
-// FullPath. It returns an error wrapping core.ErrInvalidOption for a nil
-// limiter or an invalid option.
-func New(lim *core.Limiter, opts ...core.HTTPOption) (gin.HandlerFunc, error) {
-	p, err := keyfuncs.Policy(lim, opts...)
+// PerIP returns Gin middleware that allows each client IP limit, such as
+// "100/m" (see httplimit.MustPerIP for the defaults). It panics on a
+// malformed limit, like regexp.MustCompile; use New for everything else.
+func PerIP(limit string) gin.HandlerFunc {
+	return middleware(httplimit.MustPerIP(limit))
+}
+
+// New returns Gin middleware applying lim to every request, with the
+// behaviour of httplimit.Policy configured by opts. The key is the client IP
+// (the peer address, not Gin's ClientIP) unless httplimit.WithKey says
+// otherwise; the route pattern (for keyfuncs.Route) is FullPath. It returns
+// an error wrapping core.ErrInvalidOption for a nil limiter or an invalid
+// option.
+func New(lim *core.Limiter, opts ...httplimit.Option) (gin.HandlerFunc, error) {
+	p, err := httplimit.New(lim, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("ginmw: %w", err)
 	}
-	inContext := p.DecisionInContext()
+	return middleware(p), nil
+}
+
+func middleware(p *httplimit.Policy) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		ctx := c.Request.Context()
-		o := p.Decide(ctx, request{c})
-		h := c.Writer.Header()
-		o.SetHeaders(h)
-		if o.Action == core.HTTPRespond {
-			resp := o.Response
-			p.Release(o)
-			if resp.ContentType != "" {
-				h.Set("Content-Type", resp.ContentType)
-			}
-			c.Writer.WriteHeader(resp.Status)
-			_, _ = c.Writer.Write(resp.Body)
+		nctx, ok := p.Handle(ctx, request{c}, c.Writer)
+		if !ok {
 			c.Abort()
 			return
 		}
-		if !o.Wait(ctx) {
-			p.Release(o)
-			c.Abort() // the client left while the request was held
-			return
-		}
-		if o.Decided && inContext {
-			c.Request = c.Request.WithContext(o.Context(ctx))
-		} else {
-			p.Release(o) // nothing refers to it: the header map has its own values
+		if nctx != ctx {
+			c.Request = c.Request.WithContext(nctx)
 		}
 		c.Next()
-	}, nil
+	}
 }
 
 // DecisionFrom returns, when the middleware was built with
-// core.WithDecisionInContext, the decision it made for the request, as
-// seen by the handlers after it; false when there is none (see
-// core.DecisionFromContext).
+// httplimit.WithDecisionInContext, the decision it made for the request, as
+// seen by the handlers after it; false when there is none.
 func DecisionFrom(c *gin.Context) (core.Decision, bool) {
-	return core.DecisionFromContext(c.Request.Context())
+	return httplimit.DecisionFromContext(c.Request.Context())
 }

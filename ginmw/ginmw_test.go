@@ -8,11 +8,12 @@ import (
 	"github.com/ratewarden/ratewarden/adaptertest"
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/ginmw"
+	"github.com/ratewarden/ratewarden/httplimit"
 )
 
 func init() { gin.SetMode(gin.ReleaseMode) }
 
-func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...core.HTTPOption) (*adaptertest.Server, error) {
+func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...httplimit.Option) (*adaptertest.Server, error) {
 	mw, err := ginmw.New(lim, opts...)
 	if err != nil {
 		return nil, err

@@ -12,10 +12,10 @@ import (
 // Request is a keyfuncs.Request built by hand. Header names are matched in
 // their canonical form, as net/http does.
 type Request struct {
-	Remote      string
-	Headers     map[string][]string
-	MethodName  string
-	PathName    string
+	Remote       string
+	Headers      map[string][]string
+	MethodName   string
+	PathName     string
 	RoutePattern string
 }
 

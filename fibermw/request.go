@@ -1,0 +1,67 @@
+package fibermw
+
+import (
+	"net"
+	"strings"
+	"time"
+	"unsafe"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// request is the keyfuncs.Request view of a *fiber.Ctx and the
+// httplimit.ResponseWriter of its response: one pointer, so passing it as
+// either interface does not allocate. fasthttp reuses its buffers once the
+// handler returns, so every string handed out is a copy (made only when asked
+// for), except the route pattern, which the app owns.
+type request struct{ c *fiber.Ctx }
+
+// RemoteAddr is the peer's IP (without the port, which costs an allocation
+// and which no key uses) or, for a connection that is not TCP, its address.
+func (v request) RemoteAddr() string {
+	addr := v.c.Context().RemoteAddr()
+	if a, ok := addr.(*net.TCPAddr); ok {
+		if ip4 := a.IP.To4(); ip4 != nil {
+			return peers.ipv4(ip4)
+		}
+		return a.IP.String()
+	}
+	return addr.String()
+}
+
+func (v request) Header(name string) string { return strings.Clone(v.c.Get(name)) }
+
+func (v request) HeaderValues(name string) []string {
+	raw := v.c.Request().Header.PeekAll(name)
+	if len(raw) == 0 {
+		return nil
+	}
+	out := make([]string, len(raw))
+	for i, b := range raw {
+		out[i] = string(b)
+	}
+	return out
+}
+
+func (v request) Method() string { return strings.Clone(v.c.Method()) }
+func (v request) Path() string   { return strings.Clone(v.c.Path()) }
+func (v request) Route() string  { return v.c.Route().Path }
+
+// ArrivedAt is the instant fasthttp read the request (httplimit.Arrival).
+func (v request) ArrivedAt() time.Time { return v.c.Context().Time() }
+
+// SetHeader sets a header the policy wrote. The names are canonical and the
+// values are figures and checked limit names, without line breaks: what c.Set
+// would normalise is already normal. SetCanonical copies both.
+func (v request) SetHeader(name, value string) {
+	v.c.Response().Header.SetCanonical(bytesOf(name), bytesOf(value))
+}
+
+// WriteHeader sets the response status.
+func (v request) WriteHeader(status int) { v.c.Status(status) }
+
+// Write appends b to the response body.
+func (v request) Write(b []byte) (int, error) { return v.c.Write(b) }
+
+// bytesOf returns s's bytes without copying them; they must not be written.
+func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
