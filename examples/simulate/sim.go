@@ -42,7 +42,8 @@ func driver(alg core.Algorithm, lim core.Limit, phaseLen time.Duration) ([]row, 
 	if phaseLen < time.Second || phaseLen%time.Second != 0 {
 		return nil, fmt.Errorf("phase length must be a whole number of seconds, at least 1s; got %s", phaseLen)
 	}
-	var st core.State
+	var st [1]core.State
+	lims := []core.Limit{lim}
 	now := epoch
 	rows := make([]row, 0, len(offeredRates))
 	for _, offered := range offeredRates {
@@ -60,7 +61,7 @@ func driver(alg core.Algorithm, lim core.Limit, phaseLen time.Duration) ([]row, 
 				waiting++
 			}
 			for waiting > 0 {
-				d, err := alg.ApplyMicros(&st, lim, 1, t)
+				d, err := alg.ApplyAll(st[:], lims, 1, t)
 				if err != nil {
 					return nil, err
 				}
@@ -101,10 +102,11 @@ func planFor(lim core.Limit) floodPlan {
 // the leaky bucket), in order.
 func flood(alg core.Algorithm, lim core.Limit) ([]time.Duration, error) {
 	plan := planFor(lim)
-	var st core.State
+	var st [1]core.State
+	lims := []core.Limit{lim}
 	var passed []time.Duration
 	for off := plan.Start; off < plan.End; off += plan.Every {
-		d, err := alg.ApplyMicros(&st, lim, 1, epoch+off.Microseconds())
+		d, err := alg.ApplyAll(st[:], lims, 1, epoch+off.Microseconds())
 		if err != nil {
 			return nil, err
 		}

@@ -16,7 +16,9 @@ import (
 	"syscall"
 
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/httplimit"
 	"github.com/ratewarden/ratewarden/keyfuncs"
+	"github.com/ratewarden/ratewarden/keyfuncs/jwt"
 )
 
 // StoreKind says where the limiter keeps its counts.
@@ -193,10 +195,10 @@ func checkHostPort(a string) error {
 
 // KeyFunc returns the key function -key (and -trusted-proxies, -jwt-secret)
 // describe.
-func (c *Config) KeyFunc() (core.KeyFunc, error) {
+func (c *Config) KeyFunc() (keyfuncs.Func, error) {
 	switch {
 	case c.Key == "jwt":
-		return keyfuncs.JWTSubject(keyfuncs.WithHMACSecret([]byte(c.JWTSecret)))
+		return jwt.Subject(jwt.WithHMACSecret([]byte(c.JWTSecret)))
 	case strings.HasPrefix(c.Key, "header:"):
 		return keyfuncs.Header(strings.TrimPrefix(c.Key, "header:"))
 	case len(c.TrustedProxies) > 0:
@@ -211,20 +213,20 @@ const HealthPath = "/healthz"
 
 // HTTPOptions returns the policy options the flags describe: the key function,
 // fail open or closed, and no limit on HealthPath.
-func (c *Config) HTTPOptions() ([]core.HTTPOption, error) {
+func (c *Config) HTTPOptions() ([]httplimit.Option, error) {
 	kf, err := c.KeyFunc()
 	if err != nil {
 		return nil, err
 	}
-	opts := []core.HTTPOption{
-		core.WithKeyFunc(kf),
-		core.WithSkip(func(r core.HTTPRequest) bool { return r.Path() == HealthPath }),
-		core.WithErrorHandler(func(r core.HTTPRequest, err error) {
+	opts := []httplimit.Option{
+		httplimit.WithKey(kf),
+		httplimit.WithSkip(func(r keyfuncs.Request) bool { return r.Path() == HealthPath }),
+		httplimit.WithErrorHandler(func(r keyfuncs.Request, err error) {
 			fmt.Fprintf(os.Stderr, "rate limiter error (failing %s): %v\n", c.failMode(), err)
 		}),
 	}
 	if c.FailClosed {
-		opts = append(opts, core.WithFailClosed())
+		opts = append(opts, httplimit.WithFailClosed())
 	}
 	return opts, nil
 }
@@ -243,7 +245,7 @@ type Setup struct {
 	Config  *Config
 	Limiter *core.Limiter
 	// Options are for the adapter's New: key function, skip, fail mode.
-	Options []core.HTTPOption
+	Options []httplimit.Option
 	closers []io.Closer
 }
 

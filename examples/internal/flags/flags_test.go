@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
@@ -14,6 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/httplimit"
+	"github.com/ratewarden/ratewarden/keyfuncs"
 )
 
 const secret32 = "0123456789abcdef0123456789abcdef"
@@ -160,16 +164,25 @@ func TestBuildMemory(t *testing.T) {
 	defer func() { assert.NoError(t, s.Close()) }()
 	assert.Equal(t, core.FixedWindow, s.Limiter.Algorithm())
 	assert.Len(t, s.Options, 3)
-	p, err := core.NewHTTPPolicy(s.Limiter, s.Options...)
+	p, err := httplimit.New(s.Limiter, s.Options...)
 	require.NoError(t, err)
-	ctx := context.Background()
-	for i, want := range []core.HTTPAction{core.HTTPPass, core.HTTPPass, core.HTTPRespond} {
-		o := p.Decide(ctx, fakeRequest{path: "/"})
-		assert.Equal(t, want, o.Action, "request %d", i+1)
+	for i, want := range []int{0, 0, 429} {
+		status, _ := handle(p, fakeRequest{path: "/"})
+		assert.Equal(t, want, status, "request %d", i+1)
 	}
-	o := p.Decide(ctx, fakeRequest{path: HealthPath})
-	assert.Equal(t, core.HTTPPass, o.Action, "/healthz is never limited")
-	assert.False(t, o.Decided)
+	status, h := handle(p, fakeRequest{path: HealthPath})
+	assert.Zero(t, status, "/healthz is never limited")
+	assert.Empty(t, h.Get("Ratelimit"), "nor decided")
+}
+
+// handle runs p on r as an adapter would: the status it answered with, 0 when
+// the request goes on to the next handler, and the headers it set.
+func handle(p *httplimit.Policy, r keyfuncs.Request) (int, http.Header) {
+	w := httptest.NewRecorder()
+	if _, next := p.Handle(context.Background(), r, w); next {
+		return 0, w.Header()
+	}
+	return w.Code, w.Header()
 }
 
 func TestListenReportsAddress(t *testing.T) {

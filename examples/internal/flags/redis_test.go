@@ -2,7 +2,6 @@ package flags
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"net"
 	"strings"
@@ -11,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/httplimit"
 	"github.com/ratewarden/ratewarden/store/redistest"
 )
 
@@ -34,13 +33,14 @@ func TestBuildRedis(t *testing.T) {
 			s, err := c.Build()
 			require.NoError(t, err)
 			defer func() { assert.NoError(t, s.Close()) }()
-			p, err := core.NewHTTPPolicy(s.Limiter, s.Options...)
+			p, err := httplimit.New(s.Limiter, s.Options...)
 			require.NoError(t, err)
 			req := headerRequest{name: strings.TrimPrefix(key, "header:"), value: randomValue(t)}
-			for i, want := range []bool{true, true, false} {
-				o := p.Decide(context.Background(), req)
-				require.True(t, o.Decided, "request %d: the store failed", i+1)
-				assert.Equal(t, want, o.Decision.Allowed, "request %d", i+1)
+			// With -fail closed a failed store answers 503: 0 (passed) and 429
+			// are the store's decisions.
+			for i, want := range []int{0, 0, 429} {
+				status, _ := handle(p, req)
+				assert.Equal(t, want, status, "request %d", i+1)
 			}
 		})
 	}
@@ -78,11 +78,10 @@ func TestRedisDown(t *testing.T) {
 	require.NoError(t, ln.Close()) // nothing listens there now
 	tests := []struct {
 		fail   string
-		action core.HTTPAction
 		status int
 	}{
-		{"open", core.HTTPPass, 0},
-		{"closed", core.HTTPRespond, 503},
+		{"open", 0},
+		{"closed", 503},
 	}
 	for _, tt := range tests {
 		t.Run(tt.fail, func(t *testing.T) {
@@ -91,15 +90,11 @@ func TestRedisDown(t *testing.T) {
 			s, err := c.Build()
 			require.NoError(t, err)
 			defer s.Close()
-			p, err := core.NewHTTPPolicy(s.Limiter, s.Options...)
+			p, err := httplimit.New(s.Limiter, s.Options...)
 			require.NoError(t, err)
-			o := p.Decide(context.Background(), headerRequest{})
-			assert.False(t, o.Decided)
-			assert.Equal(t, tt.action, o.Action)
-			if tt.status != 0 {
-				require.NotNil(t, o.Response)
-				assert.Equal(t, tt.status, o.Response.Status)
-			}
+			status, h := handle(p, headerRequest{})
+			assert.Equal(t, tt.status, status)
+			assert.Empty(t, h.Get("Ratelimit"), "the store did not decide")
 		})
 	}
 }
