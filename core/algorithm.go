@@ -9,33 +9,25 @@ import (
 // every algorithm, and decides exactly as [Algorithm.Apply] does.
 type Algorithm uint8
 
-// The six algorithms. See the README's table for when to pick each.
+// The six algorithms; the README's table says when to pick each.
 const (
-	// TokenBucket holds up to Burst tokens, refilled continuously at Rate per
-	// Period; a request spends cost tokens. It allows bursts up to Burst and
-	// Rate/Period on average. Its state is one timestamp, the instant the bucket
-	// is full again, so the refill is exact: no token is lost to rounding. Its
-	// decisions equal GCRA's; pick whichever description your users know.
+	// TokenBucket: up to Burst at once, refilled at Rate per Period. Its
+	// decisions equal GCRA's (one timestamp, no rounding drift).
 	TokenBucket Algorithm = iota + 1
-	// LeakyBucket is the leaky bucket as a queue: requests leave at a fixed pace
-	// of one per Period/Rate, and up to Burst may wait their turn; an admitted
-	// request carries the Delay it must wait (the middleware holds it), and one
-	// that would overflow the queue is denied.
+	// LeakyBucket is a queue: requests leave one per Period/Rate, up to Burst
+	// wait (Decision.Delay, which the middleware holds), the rest are denied.
 	LeakyBucket
-	// FixedWindow counts requests per aligned window of Period and allows Rate in
-	// each. Up to 2x Rate can pass across a window boundary; this is inherent.
+	// FixedWindow allows Rate per aligned window of Period (up to 2x Rate
+	// across a boundary).
 	FixedWindow
-	// SlidingLog keeps the timestamp of every admitted request and allows at most
-	// Rate in every window of length Period: exact, at the price of up to Rate
-	// timestamps per key.
+	// SlidingLog keeps every admitted timestamp: exactly Rate in any window
+	// of Period, at up to Rate timestamps per key.
 	SlidingLog
-	// SlidingWindow approximates the sliding log with two counters: the current
-	// window's count plus the previous window's weighted by its overlap with the
-	// sliding window must stay within Rate.
+	// SlidingWindow estimates the sliding log from two counters: the current
+	// window's, plus the previous one's weighted by its overlap.
 	SlidingWindow
-	// GCRA is the generic cell rate algorithm: a leaky bucket as a meter, kept
-	// as one theoretical arrival time. Exact, one timestamp per key, bursts up to
-	// Burst.
+	// GCRA is the generic cell rate algorithm: an exact meter in one
+	// timestamp, bursts up to Burst.
 	GCRA
 )
 
@@ -100,9 +92,8 @@ func (a Algorithm) Capacity(l Limit) int64 {
 	return l.Rate
 }
 
-// ValidateLimit reports whether l can be enforced by a: l must be valid, and the
-// window algorithms take no burst other than Rate; the sliding log, which keeps
-// a timestamp per admitted request, takes a rate of at most MaxLogRate.
+// ValidateLimit reports whether a can enforce l: a valid limit, no burst
+// other than Rate for the windows, at most MaxLogRate for the sliding log.
 func (a Algorithm) ValidateLimit(l Limit) error {
 	if err := a.Validate(); err != nil {
 		return err

@@ -12,12 +12,9 @@ type Clock interface {
 	Now() time.Time
 }
 
-// SystemClock is the Clock that reads the system's time. It reads the
-// monotonic clock only (time.Since of an instant taken when the program
-// started), which costs half of time.Now on most systems and never steps: a
-// wall clock set back or forward while the program runs does not move a
-// limiter's windows. It may drift from the wall clock by as much as the wall
-// clock was stepped since the program started.
+// SystemClock is the default Clock. It reads the monotonic clock only (the
+// time since the program started, added to the wall time then), which costs
+// half of time.Now and never steps when the wall clock is set.
 type SystemClock struct{}
 
 // startWall is the instant the package was initialised, with its monotonic
@@ -27,9 +24,7 @@ var (
 	startNanos = startWall.UnixNano()
 )
 
-// Now returns the current time, as the monotonic clock counts it. The result
-// carries no monotonic reading of its own (it is one already), which makes it
-// cheaper to build and to convert than time.Now's.
+// Now returns the current time, as the monotonic clock counts it.
 func (SystemClock) Now() time.Time { return sinceStart(time.Since(startWall)) }
 
 // systemAt is t, a reading of time.Now, as SystemClock counts time: the

@@ -7,24 +7,20 @@ import "time"
 type Decision struct {
 	// Allowed reports whether the request was admitted (and its cost spent).
 	Allowed bool
-	// Exceeds reports that the cost is larger than the limit's capacity, so no
-	// wait will ever admit it. Allowed is then false.
+	// Exceeds reports a cost above the limit's capacity: no wait will admit it.
 	Exceeds bool
 	// Limit is the limit that governs the decision: the one that denied it, or,
 	// when every limit allowed it, the one with the least remaining.
 	Limit Limit
 	// Index is the position of Limit among the limiter's limits.
 	Index int
-	// Remaining is what may still be spent now under Limit (after this request,
-	// when it was admitted).
+	// Remaining is what may still be spent now under Limit.
 	Remaining int64
-	// ResetAfter is the time until Limit's quota is whole again (for the window
-	// algorithms, until the window that holds the spending ends).
+	// ResetAfter is the time until Limit's quota is whole again.
 	ResetAfter time.Duration
-	// RetryAfter is 0 when the request was admitted; otherwise the earliest time
-	// after which the same request could be admitted, always positive.
+	// RetryAfter is, for a denied request, the earliest time after which it
+	// could be admitted (always positive); 0 when admitted.
 	RetryAfter time.Duration
-	// Delay is, for the leaky bucket, how long an admitted request must wait for
-	// its turn in the queue before it is passed on; 0 otherwise.
+	// Delay is how long an admitted leaky-bucket request waits for its turn.
 	Delay time.Duration
 }

@@ -37,11 +37,8 @@ func (r *TakeRequest) prepared() *plan {
 	return nil
 }
 
-// Decide applies r's algorithm to r's limits and cost at now (µs since the
-// epoch), over states (states[i] belongs to r.Limits[i] and is updated when
-// the request is admitted), and writes the decision into d. It decides
-// exactly as Algorithm.ApplyAll does, and returns its errors (d is then left
-// zero).
+// Decide is Algorithm.ApplyAll of r's algorithm, limits and cost at now (µs
+// since the epoch) over states, writing the decision into d.
 func (r *TakeRequest) Decide(d *Decision, states []State, now int64) error {
 	p := r.prepared()
 	if p == nil || len(states) != len(r.Limits) || !validArgs(r.Algorithm, r.Cost, now) {
@@ -53,13 +50,9 @@ func (r *TakeRequest) Decide(d *Decision, states []State, now int64) error {
 	return nil
 }
 
-// AdvanceWord returns the one-word state (State.T) that r leaves behind at
-// now when its algorithm is one-word (see Algorithm.OneWord) and it has one
-// limit: the next state when the request is admitted, t itself when it is
-// denied, a peek, or invalid (Decide then reports the error). A lock-free
-// store computes it between loading and compare-and-swapping its word, which
-// keeps that window short, and builds the Decision afterwards with Decide on
-// the state it loaded; both see the same (t, cost, now), so they agree.
+// AdvanceWord returns the one-word state (State.T) r leaves at now, with one
+// limit and a one-word algorithm: for a lock-free store to swap in, before it
+// builds the Decision with Decide on the state it loaded.
 func (r *TakeRequest) AdvanceWord(t, now int64) int64 {
 	if len(r.Limits) != 1 || !r.Algorithm.OneWord() || !validArgs(r.Algorithm, r.Cost, now) || r.Cost == 0 {
 		return t
@@ -83,9 +76,8 @@ func (r *TakeRequest) AdvanceWord(t, now int64) int64 {
 	return t
 }
 
-// FreshAt returns the instant (µs since the epoch) from which states
-// (states[i] under r.Limits[i]) are indistinguishable from fresh ones, so a
-// store may drop them; 0 when they are fresh already.
+// FreshAt returns the instant (µs since the epoch) from which states decide
+// as fresh ones would, so a store may drop them; 0 when they are fresh.
 func (r *TakeRequest) FreshAt(states []State) int64 {
 	var at int64
 	for i := range min(len(states), len(r.Limits)) {
@@ -94,11 +86,9 @@ func (r *TakeRequest) FreshAt(states []State) int64 {
 	return at
 }
 
-// Fingerprint hashes the request's algorithm and limits (their Rate, Period
-// and effective Burst; not their Names): requests whose states a store must
-// keep apart have different fingerprints, except with negligible probability.
-// It is stable within a process, not across processes or versions. A request
-// built by a Limiter carries it precomputed.
+// Fingerprint hashes r's algorithm and limits (not their names): states a
+// store must keep apart have different fingerprints, but for negligible
+// chance. It is stable within a process only.
 func (r *TakeRequest) Fingerprint() uint64 {
 	if p := r.prepared(); p != nil {
 		return p.fp

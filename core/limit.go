@@ -19,16 +19,11 @@ const (
 )
 
 // Limit is Rate events per Period, with a Burst: the most that may be spent at
-// once. For the token bucket and GCRA, Burst is the bucket's capacity; for the
-// leaky bucket, the length of its queue; the window algorithms (fixed window,
-// sliding log, sliding window) allow Rate per window and take no burst other
-// than Rate.
-//
-// Build a Limit with [PerSecond], [PerMinute], [PerHour], [Every] or
-// [ParseLimit]; a Limit written as a literal with Burst 0 means Burst = Rate.
-// A Limit is a plain value: two limits with the same fields are ==.
-// [Limit.Validate] reports a limit that cannot be enforced; [NewLimiter] calls it,
-// so an invalid limit fails at construction, never at request time.
+// once (the bucket's capacity, or the leaky bucket's queue; the window
+// algorithms take no burst other than Rate). Build one with [PerSecond],
+// [PerMinute], [PerHour], [Every] or [ParseLimit]. A Limit is a plain value:
+// limits with the same fields are ==. An invalid limit fails in [NewLimiter],
+// never at request time.
 type Limit struct {
 	// Rate is the number of events allowed per Period.
 	Rate int64
@@ -53,16 +48,6 @@ func PerHour(rate int64) Limit { return Every(rate, time.Hour) }
 // Every returns a limit of rate events per period, with a burst of rate.
 func Every(rate int64, period time.Duration) Limit {
 	return Limit{Rate: rate, Period: period, Burst: rate}
-}
-
-// NewLimit returns a limit of rate events per period with the given burst, or an
-// error wrapping ErrInvalidLimit when it cannot be enforced.
-func NewLimit(rate int64, period time.Duration, burst int64) (Limit, error) {
-	l := Limit{Rate: rate, Period: period, Burst: burst}
-	if err := l.Validate(); err != nil {
-		return Limit{}, err
-	}
-	return l, nil
 }
 
 // WithBurst returns a copy of l with the given burst.

@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -51,14 +52,19 @@ func TestLimitBurstZeroMeansRate(t *testing.T) {
 	assert.Equal(t, "3/s", l.String())
 }
 
-func TestNewLimit(t *testing.T) {
-	l, err := core.NewLimit(10, time.Second, 25)
+// A Limit is a plain value: the one a decision names compares equal to the
+// same limit written anew.
+func TestLimitIsAValue(t *testing.T) {
+	st := &captureStore{}
+	lim, err := core.NewLimiter(st, core.GCRA, core.PerSecond(10))
 	require.NoError(t, err)
-	assert.Equal(t, core.Limit{Rate: 10, Period: time.Second, Burst: 25}, l)
-
-	_, err = core.NewLimit(0, time.Second, 1)
-	require.ErrorIs(t, err, core.ErrInvalidLimit)
-	assert.Contains(t, err.Error(), "rate must be positive, got 0")
+	_, err = lim.Allow(context.Background(), "k")
+	require.NoError(t, err)
+	d, err := st.req.Algorithm.ApplyAll([]core.State{{}}, st.req.Limits, 1, core.Micros(time.Now()))
+	require.NoError(t, err)
+	assert.True(t, d.Limit == core.PerSecond(10).Named("default"))
+	assert.True(t, lim.Limits()[0] == core.Every(10, time.Second).Named("default"))
+	assert.False(t, d.Limit == core.PerSecond(10).Named("other"))
 }
 
 func TestNamed(t *testing.T) {
@@ -98,10 +104,6 @@ func TestLimitValidateRejects(t *testing.T) {
 			require.ErrorIs(t, err, core.ErrInvalidLimit)
 			assert.Contains(t, err.Error(), tt.msg)
 			assert.True(t, strings.HasPrefix(err.Error(), "ratewarden: invalid limit: "), err.Error())
-			_, err = core.NewLimit(tt.l.Rate, tt.l.Period, tt.l.Burst)
-			if tt.l.Name == "" {
-				require.ErrorIs(t, err, core.ErrInvalidLimit)
-			}
 		})
 	}
 }

@@ -44,8 +44,8 @@ func WithLimit(limit Limit) Option {
 }
 
 // WithNamespace separates this limiter's keys from those of other limiters
-// sharing the same store (say a login limiter and an API limiter, both keyed by
-// IP). Limiters with different limits never share state in any case.
+// with the same limits sharing the store (a login and an API limiter, both
+// keyed by IP).
 func WithNamespace(ns string) Option {
 	return func(l *Limiter) error {
 		if len(ns) > 256 {
@@ -109,9 +109,6 @@ func (l *Limiter) Limits() []Limit { return append([]Limit(nil), l.limits...) }
 // Store returns the limiter's store.
 func (l *Limiter) Store() Store { return l.store }
 
-// Clock returns the limiter's clock.
-func (l *Limiter) Clock() Clock { return l.clock }
-
 // Allow is AllowN(ctx, key, 1).
 func (l *Limiter) Allow(ctx context.Context, key string) (Decision, error) {
 	return l.AllowN(ctx, key, 1)
@@ -124,12 +121,10 @@ func (l *Limiter) AllowN(ctx context.Context, key string, n int64) (Decision, er
 	return l.AllowNAt(ctx, key, n, time.Time{})
 }
 
-// AllowNAt is AllowN for a caller that has just read time.Now, such as a
-// server that stamps each request with the time it read it (fasthttp's
-// RequestCtx.Time): a limiter on the SystemClock decides at arrival instead of
-// reading the clock again, which would cost as much as the store's work. A
-// limiter on any other clock (a test's) reads its own, and a zero arrival is
-// ignored.
+// AllowNAt is AllowN for a caller that has just read time.Now (a server's
+// arrival stamp): on the SystemClock it decides at arrival instead of reading
+// the clock again; on any other clock, or with a zero arrival, it reads the
+// clock.
 func (l *Limiter) AllowNAt(ctx context.Context, key string, n int64, arrival time.Time) (Decision, error) {
 	if n < 0 {
 		return Decision{}, fmt.Errorf("%w: %d is negative", ErrInvalidCost, n)
@@ -157,14 +152,10 @@ func (l *Limiter) Wait(ctx context.Context, key string) (Decision, error) {
 	return l.WaitN(ctx, key, 1)
 }
 
-// WaitN blocks until key may spend n and spends it, or returns an error when
-// ctx ends first (or has already ended: then nothing is spent). It returns
-// ErrWouldExceed at once, without waiting, when the wait would outlast ctx's
-// deadline or when n exceeds the limit's capacity. For the leaky bucket it also
-// waits out the admitted request's Delay, and a Delay that would outlast the
-// deadline returns ErrWouldExceed before the request takes a place in the queue
-// (the Decision is then a peek's: nothing was spent). Waiting uses real timers;
-// the limiter's clock only decides.
+// WaitN blocks until key may spend n and spends it (for the leaky bucket, and
+// waits out its Delay), or returns ctx's error. It returns ErrWouldExceed at
+// once, spending nothing, when the wait would outlast ctx's deadline or n
+// exceeds the capacity. Waiting uses real timers; the clock only decides.
 func (l *Limiter) WaitN(ctx context.Context, key string, n int64) (Decision, error) {
 	for {
 		if err := ctx.Err(); err != nil {

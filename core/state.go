@@ -10,17 +10,14 @@ import (
 // The zero State is a key never seen. Times are microseconds since the Unix epoch
 // (see [Micros]).
 type State struct {
-	// T is, for the token bucket, the instant the bucket is full again; for the
-	// leaky bucket and GCRA, the theoretical arrival time; for the fixed and
-	// sliding windows, the start of the current window. Unused by the sliding log.
+	// T is the meters' theoretical arrival time (for the token bucket, the
+	// instant it is full again), or the start of the current window.
 	T int64
-	// N is the count in the current window (fixed and sliding windows), or the
-	// number of timestamps in Log (sliding log).
+	// N is the current window's count, or the sliding log's length.
 	N int64
 	// P is the previous window's count (sliding window).
 	P int64
-	// Log is the sliding log's ring of admitted timestamps, oldest at Head. It
-	// never holds more than Rate entries.
+	// Log is the sliding log's ring of timestamps, oldest at Head.
 	Log  []int64
 	Head int
 }

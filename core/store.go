@@ -5,16 +5,11 @@ import (
 	"time"
 )
 
-// Store applies an algorithm to a key's state atomically: it reads, decides
-// and writes in one step, so concurrent requests (from one process or, for a
-// shared store, from many) never both spend the same quota. A Store never
-// does get-then-set across a network.
-//
-// Implementations must decide exactly as [Algorithm.ApplyAll] does for the
-// same sequence of requests and times (package store/storetest checks this);
-// the methods of TakeRequest in forstores.go do it with the figures the
-// Limiter computed once. Optional extras (io.Closer, [Resetter]) are found by
-// type assertion.
+// Store applies an algorithm to a key's state atomically (read, decide and
+// write in one step, never get-then-set across a network), deciding exactly as
+// [Algorithm.ApplyAll] does; package store/storetest checks it, and
+// [TakeRequest.Decide] does it with the figures the Limiter computed once.
+// Optional extras (io.Closer, [Resetter]) are found by type assertion.
 type Store interface {
 	// Take decides req and, when it is admitted, spends its cost under every
 	// limit. Being limited is a Decision; an error means the store could not
