@@ -25,7 +25,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sethvargo/go-limiter/httplimit"
+	svhttplimit "github.com/sethvargo/go-limiter/httplimit"
 	"github.com/sethvargo/go-limiter/memorystore"
 
 	"github.com/didip/tollbooth/v7"
@@ -46,6 +46,7 @@ import (
 	"github.com/ratewarden/ratewarden/echomw"
 	"github.com/ratewarden/ratewarden/fibermw"
 	"github.com/ratewarden/ratewarden/ginmw"
+	"github.com/ratewarden/ratewarden/httplimit"
 	"github.com/ratewarden/ratewarden/stdhttp"
 	"github.com/ratewarden/ratewarden/store/memory"
 )
@@ -56,19 +57,12 @@ const benchPeer = "192.0.2.1:1234"
 // headers off, and the default plus the decision in the request context.
 var rwVariants = []struct {
 	name string
-	opts []core.HTTPOption
+	opts []httplimit.Option
 }{
 	{"ratewarden", nil},
-	{"ratewarden-noheaders", []core.HTTPOption{core.WithHeaders(0)}},
-	{"ratewarden-context", []core.HTTPOption{core.WithDecisionInContext()}},
+	{"ratewarden-noheaders", []httplimit.Option{httplimit.WithHeaders(0)}},
+	{"ratewarden-context", []httplimit.Option{httplimit.WithDecisionInContext()}},
 }
-
-// localMemory is the memory store declaring itself in-process
-// (core.LocalStore), so the HTTP policy sets no per-call deadline on it.
-type localMemory struct{ *memory.Store }
-
-// Local reports true: the memory store does no I/O.
-func (localMemory) Local() bool { return true }
 
 // benchLimiter returns a GCRA limiter on a memory store that admits every
 // request a benchmark can send.
@@ -79,11 +73,7 @@ func benchLimiter(b *testing.B) *core.Limiter {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = st.Close() })
-	var store core.Store = st
-	if _, ok := store.(core.LocalStore); !ok {
-		store = localMemory{st}
-	}
-	lim, err := core.NewLimiter(store, core.GCRA, core.PerSecond(1_000_000).WithBurst(1<<40))
+	lim, err := core.NewLimiter(st, core.GCRA, core.PerSecond(1_000_000).WithBurst(1<<40))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -161,7 +151,7 @@ func BenchmarkHTTPStdlib(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { _ = st.Close(b.Context()) })
-		mw, err := httplimit.NewMiddleware(st, httplimit.IPKeyFunc())
+		mw, err := svhttplimit.NewMiddleware(st, svhttplimit.IPKeyFunc())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -400,7 +390,7 @@ func BenchmarkHTTPAdded(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				m, err := httplimit.NewMiddleware(st, httplimit.IPKeyFunc())
+				m, err := svhttplimit.NewMiddleware(st, svhttplimit.IPKeyFunc())
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -529,11 +519,11 @@ var fiveFields = [...]struct {
 	name   string
 	values []string
 }{
-	{core.HeaderXRateLimitLimit, []string{"1000000"}},
-	{core.HeaderXRateLimitRemain, []string{"999999"}},
-	{core.HeaderXRateLimitReset, []string{"1"}},
-	{core.HeaderRateLimitPolicy, []string{`"default";q=1000000;w=1`}},
-	{core.HeaderRateLimit, []string{`"default";r=999999;t=1`}},
+	{httplimit.HeaderXRateLimitLimit, []string{"1000000"}},
+	{httplimit.HeaderXRateLimitRemain, []string{"999999"}},
+	{httplimit.HeaderXRateLimitReset, []string{"1"}},
+	{httplimit.HeaderRateLimitPolicy, []string{`"default";q=1000000;w=1`}},
+	{httplimit.HeaderRateLimit, []string{`"default";r=999999;t=1`}},
 }
 
 func setFiveHeaders(h http.Header) {
