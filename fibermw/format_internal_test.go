@@ -3,6 +3,7 @@ package fibermw
 import (
 	"encoding/binary"
 	"net"
+	"net/netip"
 	"sync"
 	"testing"
 
@@ -76,3 +77,30 @@ func TestPeerCacheConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// BenchmarkPeerText prices the peer-text cache against formatting the address
+// with netip.Addr.AppendTo on every request (the text must be a string that
+// outlives fasthttp's buffers, so that costs an allocation). Set beside the
+// Fiber rows of benchmarks/ (same run), it says whether the cache earns its
+// keep: it must save at least a tenth of a Fiber request.
+func BenchmarkPeerText(b *testing.B) {
+	ip := net.IPv4(203, 0, 113, 7).To4()
+	b.Run("cache", func(b *testing.B) {
+		var c peerCache
+		b.ReportAllocs()
+		for b.Loop() {
+			peerSink = c.ipv4(ip)
+		}
+	})
+	b.Run("netip-appendto", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			a, _ := netip.AddrFromSlice(ip)
+			var buf [len("255.255.255.255")]byte
+			peerSink = string(a.AppendTo(buf[:0]))
+		}
+	})
+}
+
+// peerSink keeps the benchmarks' results alive.
+var peerSink string
