@@ -2,9 +2,12 @@ package fibermw_test
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/ratewarden/ratewarden/adaptertest"
 	"github.com/ratewarden/ratewarden/core"
@@ -43,4 +46,21 @@ func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...http
 
 func TestConformance(t *testing.T) {
 	adaptertest.Run(t, adaptertest.Adapter{New: newApp})
+}
+
+// The one-line form limits per client IP and refuses a malformed literal at
+// once.
+func TestPerIP(t *testing.T) {
+	app := fiber.New(fiber.Config{DisableStartupMessage: true})
+	app.Use(fibermw.PerIP("2/m"))
+	app.Get("/", func(c *fiber.Ctx) error { return c.SendStatus(200) })
+	var codes []int
+	for range 3 {
+		resp, err := app.Test(httptest.NewRequest(http.MethodGet, "/", nil), -1)
+		require.NoError(t, err)
+		codes = append(codes, resp.StatusCode)
+		_ = resp.Body.Close()
+	}
+	assert.Equal(t, []int{200, 200, 429}, codes)
+	assert.Panics(t, func() { fibermw.PerIP("2 per minute") })
 }

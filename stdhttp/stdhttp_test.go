@@ -2,12 +2,14 @@ package stdhttp_test
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/ratewarden/ratewarden/adaptertest"
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
 	"github.com/ratewarden/ratewarden/stdhttp"
+	"github.com/stretchr/testify/assert"
 )
 
 func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...httplimit.Option) (*adaptertest.Server, error) {
@@ -31,4 +33,18 @@ func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...http
 
 func TestConformance(t *testing.T) {
 	adaptertest.Run(t, adaptertest.Adapter{New: newApp, Disconnects: true})
+}
+
+// The one-line form limits per client IP and refuses a malformed literal at
+// once.
+func TestPerIP(t *testing.T) {
+	h := stdhttp.PerIP("2/m")(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	var codes []int
+	for range 3 {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+		codes = append(codes, rec.Code)
+	}
+	assert.Equal(t, []int{200, 200, 429}, codes)
+	assert.Panics(t, func() { stdhttp.PerIP("2 per minute") })
 }

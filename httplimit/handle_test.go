@@ -1,0 +1,116 @@
+package httplimit
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/fakereq"
+)
+
+// setterWriter is a ResponseWriter that sets headers one at a time, as the
+// Fiber adapter's does.
+type setterWriter struct {
+	headers map[string]string
+	status  int
+	body    []byte
+}
+
+func (w *setterWriter) SetHeader(name, value string) { w.headers[name] = value }
+func (w *setterWriter) WriteHeader(status int)       { w.status = status }
+func (w *setterWriter) Write(b []byte) (int, error) {
+	w.body = append(w.body, b...)
+	return len(b), nil
+}
+func newSetterWriter() *setterWriter { return &setterWriter{headers: map[string]string{}} }
+
+// bareWriter can set no header at all.
+type bareWriter struct{ status int }
+
+func (w *bareWriter) WriteHeader(status int)      { w.status = status }
+func (w *bareWriter) Write(b []byte) (int, error) { return len(b), nil }
+
+// Handle writes the same answer through a Header map and through a
+// HeaderSetter, and still answers a writer that can set no header.
+func TestHandleWriters(t *testing.T) {
+	p, _ := newPolicy(t, &mapStore{}, core.FixedWindow, core.PerMinute(1), nil)
+	ctx := context.Background()
+
+	rec := httptest.NewRecorder()
+	_, next := p.Handle(ctx, fakereq.New("192.0.2.1:1"), rec)
+	require.True(t, next)
+	rec = httptest.NewRecorder()
+	_, next = p.Handle(ctx, fakereq.New("192.0.2.1:1"), rec)
+	require.False(t, next)
+
+	p2, _ := newPolicy(t, &mapStore{}, core.FixedWindow, core.PerMinute(1), nil)
+	_, next = p2.Handle(ctx, fakereq.New("192.0.2.1:1"), newSetterWriter())
+	require.True(t, next)
+	sw := newSetterWriter()
+	_, next = p2.Handle(ctx, fakereq.New("192.0.2.1:1"), sw)
+	require.False(t, next)
+	assert.Equal(t, rec.Code, sw.status)
+	assert.Equal(t, rec.Body.String(), string(sw.body))
+	for name, values := range rec.Header() {
+		assert.Equal(t, values[0], sw.headers[name], name)
+	}
+	assert.Len(t, sw.headers, len(rec.Header()))
+
+	p3, _ := newPolicy(t, &mapStore{}, core.FixedWindow, core.PerMinute(1), nil)
+	_, next = p3.Handle(ctx, fakereq.New("192.0.2.1:1"), &bareWriter{})
+	require.True(t, next)
+	bw := &bareWriter{}
+	_, next = p3.Handle(ctx, fakereq.New("192.0.2.1:1"), bw)
+	assert.False(t, next)
+	assert.Equal(t, http.StatusTooManyRequests, bw.status)
+}
+
+// Without WithKey the key is the peer's IP: two peers have two quotas, and a
+// peer that is not an IP address gets 401, never an unlimited pass.
+func TestHandleDefaultKeyIsThePeerIP(t *testing.T) {
+	lim, err := core.NewLimiter(&mapStore{}, core.GCRA, core.PerMinute(1))
+	require.NoError(t, err)
+	p, err := New(lim)
+	require.NoError(t, err)
+	ctx := context.Background()
+	for _, peer := range []string{"192.0.2.1:1", "192.0.2.2:1"} {
+		_, next := p.Handle(ctx, fakereq.New(peer), httptest.NewRecorder())
+		assert.True(t, next, peer)
+	}
+	_, next := p.Handle(ctx, fakereq.New("192.0.2.1:2"), httptest.NewRecorder())
+	assert.False(t, next, "the same IP from another port is the same client")
+	rec := httptest.NewRecorder()
+	_, next = p.Handle(ctx, fakereq.New("@unix-socket"), rec)
+	assert.False(t, next)
+	assert.Equal(t, http.StatusUnauthorized, rec.Code)
+}
+
+// MustPerIP builds a working policy from a literal and panics, naming the
+// literal, on a malformed one.
+func TestMustPerIP(t *testing.T) {
+	p := MustPerIP("2/m")
+	ctx := context.Background()
+	var codes []int
+	for range 3 {
+		rec := httptest.NewRecorder()
+		if _, next := p.Handle(ctx, fakereq.New("192.0.2.1:1"), rec); next {
+			codes = append(codes, 0)
+		} else {
+			codes = append(codes, rec.Code)
+		}
+	}
+	assert.Equal(t, []int{0, 0, 429}, codes)
+	for _, bad := range []string{"", "100", "0/m", "10/fortnight", "-1/s", "10/s burst -3"} {
+		assert.PanicsWithValue(t, `ratewarden: PerIP("`+bad+`"): `+parseError(bad), func() { MustPerIP(bad) }, bad)
+	}
+}
+
+func parseError(s string) string {
+	_, err := core.ParseLimit(s)
+	return err.Error()
+}
