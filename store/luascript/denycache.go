@@ -8,20 +8,16 @@ import (
 	"github.com/ratewarden/ratewarden/core"
 )
 
-// DenyCache remembers recent denials, so that a key being flooded is denied
+// denyCache remembers recent denials, so that a key being flooded is denied
 // locally until its RetryAfter instead of costing Redis a script call per
-// request. Both Redis bindings use it; it holds nothing client-specific. It is
-// safe for concurrent use.
+// request (the package doc says why this never admits more than Redis would).
+// It is safe for concurrent use.
 //
-// It can never admit more than Redis would: it only ever denies, and only the
-// very request (same key, limits and cost) that Redis denied, until the
-// RetryAfter Redis gave, counted from when the call was sent (so never past
-// the moment Redis itself would admit it: a denial spends nothing and other
-// requests can only add to the state in between). It is direct-mapped: a fixed array of slots, each holding the latest
-// denial whose identity hashes there, swapped atomically. Memory is bounded by
-// the number of slots whatever the keys' length, lookups take no lock, and a
+// It is direct-mapped: a fixed array of slots, each holding the latest denial
+// whose identity hashes there, swapped atomically. Memory is bounded by the
+// number of slots whatever the keys' length, lookups take no lock, and a
 // collision only evicts (the evicted key goes back to Redis).
-type DenyCache struct {
+type denyCache struct {
 	seed  maphash.Seed
 	mask  uint64
 	slots []atomic.Pointer[denial]
@@ -36,18 +32,19 @@ type denial struct {
 	d     core.Decision
 }
 
-// NewDenyCache returns a cache of size slots (rounded up to a power of two).
-func NewDenyCache(size int) *DenyCache {
+// newDenyCache returns a cache of size slots (rounded up to a power of two).
+func newDenyCache(size int) *denyCache {
 	n := 1
 	for n < size {
 		n <<= 1
 	}
-	return &DenyCache{seed: maphash.MakeSeed(), mask: uint64(n - 1), slots: make([]atomic.Pointer[denial], n)}
+	return &denyCache{seed: maphash.MakeSeed(), mask: uint64(n - 1), slots: make([]atomic.Pointer[denial], n)}
 }
 
-// identity hashes what names a key's state: the cost is kept beside it, so a
-// Reset finds the entry whatever cost it was denied for.
-func (c *DenyCache) identity(req core.TakeRequest) uint64 {
+// identity hashes what names a key's state: namespace, key, algorithm and the
+// limits' figures (encs, from checkRequest). The cost is kept beside it, so a
+// reset finds the entry whatever cost it was denied for.
+func (c *denyCache) identity(req core.TakeRequest, encs []*encodedLimit) uint64 {
 	var h maphash.Hash
 	h.SetSeed(c.seed)
 	var buf [8]byte
@@ -62,22 +59,22 @@ func (c *DenyCache) identity(req core.TakeRequest) uint64 {
 	put(uint64(len(req.Key)))
 	_, _ = h.WriteString(req.Key)
 	put(uint64(req.Algorithm))
-	for _, l := range req.Limits {
-		put(uint64(l.Rate))
-		put(uint64(l.Period))
-		put(uint64(l.EffectiveBurst()))
+	for _, e := range encs {
+		put(uint64(e.fig.Rate))
+		put(uint64(e.fig.Period))
+		put(uint64(e.fig.Burst))
 	}
 	return h.Sum64()
 }
 
-// Get returns the remembered denial of req when one is still running at now,
+// get returns the remembered denial of req when one is still running at now,
 // with RetryAfter and ResetAfter counted down to now. The remaining quota is
 // the one Redis reported with the denial.
-func (c *DenyCache) Get(req core.TakeRequest, now time.Time) (core.Decision, bool) {
+func (c *denyCache) get(req core.TakeRequest, encs []*encodedLimit, now time.Time) (core.Decision, bool) {
 	if now.UnixMicro() < 0 || now.UnixMicro() > core.MaxTime {
 		return core.Decision{}, false
 	}
-	id := c.identity(req)
+	id := c.identity(req, encs)
 	e := c.slots[id&c.mask].Load()
 	if e == nil || e.id != id || e.cost != req.Cost || !now.Before(e.until) || e.d.Index >= len(req.Limits) {
 		return core.Decision{}, false
@@ -89,19 +86,19 @@ func (c *DenyCache) Get(req core.TakeRequest, now time.Time) (core.Decision, boo
 	return d, true
 }
 
-// Put remembers a denial of req decided at at. Exceeds denials are not kept:
+// put remembers a denial of req decided at at. Exceeds denials are not kept:
 // no wait admits them, and Redis reports them with a fixed RetryAfter.
-func (c *DenyCache) Put(req core.TakeRequest, at time.Time, d core.Decision) {
+func (c *denyCache) put(req core.TakeRequest, encs []*encodedLimit, at time.Time, d core.Decision) {
 	if d.Allowed || d.Exceeds || d.RetryAfter <= 0 {
 		return
 	}
-	id := c.identity(req)
+	id := c.identity(req, encs)
 	c.slots[id&c.mask].Store(&denial{id: id, cost: req.Cost, at: at, until: at.Add(d.RetryAfter), d: d})
 }
 
-// Forget drops the remembered denial of req's key, whatever its cost.
-func (c *DenyCache) Forget(req core.TakeRequest) {
-	id := c.identity(req)
+// forget drops the remembered denial of req's key, whatever its cost.
+func (c *denyCache) forget(req core.TakeRequest, encs []*encodedLimit) {
+	id := c.identity(req, encs)
 	slot := &c.slots[id&c.mask]
 	if e := slot.Load(); e != nil && e.id == id {
 		slot.CompareAndSwap(e, nil)

@@ -1,4 +1,4 @@
-package luascript_test
+package luascript
 
 import (
 	"testing"
@@ -8,42 +8,61 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewarden/ratewarden/core"
-	"github.com/ratewarden/ratewarden/store/luascript"
 )
 
+// checked returns req's limits' encodings, as Take hands them to the cache.
+func checked(t *testing.T, req core.TakeRequest) []*encodedLimit {
+	t.Helper()
+	encs, err := checkRequest(req, true, false, -1, nil)
+	require.NoError(t, err)
+	return encs
+}
+
 func TestDenyCache(t *testing.T) {
-	c := luascript.NewDenyCache(100)
+	c := newDenyCache(100)
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	req := core.TakeRequest{Key: "k", Algorithm: core.GCRA, Limits: []core.Limit{core.PerSecond(1)}, Cost: 1, Now: at}
+	encs := checked(t, req)
 	denied := core.Decision{Limit: req.Limits[0], RetryAfter: time.Second, ResetAfter: 2 * time.Second}
 
-	c.Put(req, at, core.Decision{Allowed: true})
-	_, ok := c.Get(req, at)
+	c.put(req, encs, at, core.Decision{Allowed: true})
+	_, ok := c.get(req, encs, at)
 	assert.False(t, ok, "admissions are never cached")
-	c.Put(req, at, core.Decision{Exceeds: true, RetryAfter: time.Second})
-	_, ok = c.Get(req, at)
+	c.put(req, encs, at, core.Decision{Exceeds: true, RetryAfter: time.Second})
+	_, ok = c.get(req, encs, at)
 	assert.False(t, ok, "never-fits denials are never cached")
 
-	c.Put(req, at, denied)
-	d, ok := c.Get(req, at.Add(400*time.Millisecond))
+	c.put(req, encs, at, denied)
+	d, ok := c.get(req, encs, at.Add(400*time.Millisecond))
 	require.True(t, ok)
 	assert.False(t, d.Allowed)
 	assert.Equal(t, 600*time.Millisecond, d.RetryAfter, "counted down to now")
 	assert.Equal(t, 1600*time.Millisecond, d.ResetAfter)
 
-	_, ok = c.Get(req, at.Add(time.Second))
+	_, ok = c.get(req, encs, at.Add(time.Second))
 	assert.False(t, ok, "expires at the RetryAfter Redis gave")
 
 	other := req
 	other.Cost = 2
-	_, ok = c.Get(other, at)
+	_, ok = c.get(other, encs, at)
 	assert.False(t, ok, "another cost is another request")
 	other = req
 	other.Key = "k2"
-	_, ok = c.Get(other, at)
+	_, ok = c.get(other, encs, at)
 	assert.False(t, ok, "another key")
+	other = req
+	other.Limits = []core.Limit{core.PerSecond(1).WithBurst(2)}
+	_, ok = c.get(other, checked(t, other), at)
+	assert.False(t, ok, "other limits")
+	other = req
+	other.Limits = []core.Limit{core.PerSecond(1).Named("renamed")}
+	d, ok = c.get(other, checked(t, other), at)
+	assert.True(t, ok, "a limit's name is not part of its state")
+	assert.Equal(t, other.Limits[0], d.Limit, "the decision names the request's limit")
 
-	c.Forget(req)
-	_, ok = c.Get(req, at)
+	c.forget(req, encs)
+	_, ok = c.get(req, encs, at)
 	assert.False(t, ok, "forgotten")
+	_, ok = c.get(req, encs, time.UnixMicro(-1))
+	assert.False(t, ok, "a time out of range finds nothing")
 }

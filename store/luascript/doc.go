@@ -1,42 +1,105 @@
-// Package luascript holds the Redis Lua scripts that apply ratewarden's six
-// algorithms, and their argument and reply encoding, with no Redis client
-// dependency: the go-redis store (store/redis) and the rueidis store
-// (store/rueidis) are thin bindings over it.
+// Package luascript is ratewarden's Redis store: the Lua scripts that apply the
+// six algorithms inside Redis, their encoding, and Store, the core.Store (and
+// core.Resetter) that runs them, for applications that run on more than one
+// instance and must share one exact limit. It depends on no Redis client: a
+// Store sends each script call through a Backend, one method that a binding
+// of a client implements in about 40 lines. Package store/redis (package
+// redisstore) binds go-redis v9 and store/rueidis (package rueidisstore)
+// binds rueidis; both return a *Store, so they run the same scripts on the same
+// keys, decide identically, and can share a Redis:
 //
-// Each script reads, decides and writes atomically in one call, admitting
-// exactly what core.Algorithm.ApplyAll admits: with several limits it tests
-// all of them and writes only when every one admits. The meter and window
-// scripts reply with their verdict, the time they used and the states they
-// read, and Decode rebuilds the whole Decision with core itself, so the
-// remaining quota, the reset and retry times and the governing limit are
-// computed once, in Go, exactly as the memory store computes them. A binding
-// does, per request:
+//	client := redis.NewClient(&redis.Options{Addr: "localhost:6379", ContextTimeoutEnabled: true})
+//	store, err := redisstore.New(client, redisstore.WithPrefix("myapp:rl:"))
+//	limiter, err := core.NewLimiter(store, core.GCRA, core.PerSecond(10))
 //
-//	call, err := cfg.Encode(req)          // script, KEYS and ARGV
-//	reply := EVALSHA call.Script.SHA1 len(call.Keys) call.Keys... call.Args...
-//	// on NOSCRIPT: EVAL call.Script.Source ... (never a replay after a lost reply)
-//	d, err := luascript.Decode(req, reply) // verdict, time, states -> core.Decision
+// # One atomic round trip per decision
 //
-// Config.AppendCall is the same encoding as []any, for clients that take
-// arguments that way (go-redis), with fewer allocations.
+// Each algorithm is one script that reads the key's state, decides exactly as
+// core.Algorithm.ApplyAll does (with several limits it tests all of them and
+// writes only when every one admits), and writes the state back, all inside
+// Redis: there is no get-then-set, and concurrent requests from any number of
+// instances never both spend the same quota. A Backend sends EVALSHA; when
+// Redis answers NOSCRIPT (it restarted, was flushed, or a cluster node is new)
+// it sends the script once with EVAL, which also caches it.
+//
+// # Replies
+//
+// Every script replies with an array of integers. The meter scripts (token
+// bucket, leaky bucket, GCRA) and the window scripts (fixed and sliding window)
+// reply {allowed, now, the state each limit had before the request...}, and
+// the Store rebuilds the whole Decision with core itself, so the remaining
+// quota, the reset and retry times and the governing limit are computed once,
+// in Go, exactly as the memory store computes them. The sliding log's script
+// replies with the Decision instead ({allowed, exceeds, governing index,
+// remaining, reset-after µs, retry-after µs}), because its state is a list of
+// up to Rate timestamps that core needs whole to decide: sending it back would
+// make every reply as long as the limit's rate. The reset script replies {the
+// number of keys deleted}.
 //
 // # Time and numbers
 //
 // Times are whole microseconds. By default a script reads the server's TIME
-// (seconds*1e6 + microseconds); with Config.CallerClock it uses
-// TakeRequest.Now. Lua's numbers are doubles: core bounds every value below
-// 2^53, where doubles are exact, and the per-limit figures that need a division
-// (the emission interval, rounded up, and tau = burst x interval) are computed
-// here in Go and passed as arguments, so a script never divides to get them.
+// (seconds*1e6 + microseconds), so instances whose clocks disagree still share
+// one consistent limit; WithCallerClock uses TakeRequest.Now (the limiter's
+// clock) instead, which some managed Redis services (that refuse TIME in
+// scripts) and tests with a manual clock need. Lua's numbers are doubles: core
+// bounds every value below 2^53, where doubles are exact, and the per-limit
+// figures that need a division (the emission interval, rounded up, and tau =
+// burst x interval) are computed in Go and passed as arguments, so a script
+// never divides to get them.
 //
 // # Keys
 //
-// Every key starts with Config.Prefix and carries a hash tag built from the
-// namespace and key, so all keys of one request fall in one Redis Cluster slot
-// (no CROSSSLOT error with several limits); see Config.Encode for the layout.
-// Each key expires (PEXPIRE / SET PX) when its state equals a fresh one, as
-// core.Algorithm.FreshAt says, rounded up to the millisecond. The token
-// bucket, leaky bucket and GCRA keep one integer, the fixed and sliding windows
-// a short string of three integers (window start, count, previous count), and
-// the sliding log a list of at most Rate timestamps.
+// Keys look like ratewarden:{namespace:key}:gcra:10/1000000/10 (prefix, hash
+// tag, algorithm, then each limit's rate, period in µs and burst, joined by
+// '+', with ":<index>" appended when a request has several limits). The hash
+// tag puts all keys of one request in one Redis Cluster slot, so several
+// limits on one request never cause CROSSSLOT; '%', '{' and '}' in a client's
+// key are escaped (and ':' and '#' in the namespace), and a tag longer than
+// 128 bytes is replaced by its SHA-256. Every key expires (PEXPIRE / SET PX)
+// when its state equals a fresh one, as core.Algorithm.FreshAt says, rounded
+// up to the millisecond (WithMinTTL sets a floor): nothing lives forever. The
+// token bucket, leaky bucket and GCRA keep one integer, the fixed and sliding
+// windows a short string of three integers (window start, count, previous
+// count), and the sliding log a list of at most Rate timestamps. Store.Keys
+// names the keys of a request.
+//
+// # Failures
+//
+// Errors wrap ErrRedis, or core's sentinels for invalid requests, which are
+// refused without a call to Redis. A call honours its context's deadline and
+// cancellation. A script call is never sent twice: a client that retries a
+// command after a network error would, for a decision whose reply was lost,
+// count the request twice, so each binding turns its client's retries off for
+// the script call (MOVED and ASK redirections, which mean the script did not
+// run, are still followed). Whether to fail open or closed is the HTTP
+// layer's choice; the store only reports.
+//
+// # Local cache of denials
+//
+// A key that is denied is usually asked again at once (a client hammering, a
+// flood). The store remembers each denial (WithLocalCache, on by default,
+// DefaultLocalCacheSize entries, direct-mapped and bounded whatever the keys'
+// length) and, until its RetryAfter has passed, answers the same request (same
+// namespace, key, algorithm, limits and cost) locally, with no round trip.
+// This never admits more than Redis would: it only ever denies, and a denial
+// stays true until RetryAfter because in every algorithm the state only gets
+// fuller between two decisions (admitted requests add to it; denied ones
+// change nothing) until time frees quota, and RetryAfter is the first instant
+// at which time alone frees enough. The countdown starts when the denied call
+// was sent, before Redis decided, so the local denial ends no later than
+// Redis's. A denial for a cost of n says nothing about a smaller cost, so the
+// cost is part of what must match. Answers from the cache count RetryAfter and
+// ResetAfter down but repeat the Remaining of the denial. Reset clears this
+// store's entry for the key; denials cached by other instances end at their
+// RetryAfter, so after a Reset another instance may deny a little longer than
+// Redis would, never less.
+//
+// # Writing a binding
+//
+// A binding implements Backend.Eval for its client, sending EVALSHA and, on
+// NOSCRIPT, EVAL, never replaying a call that may have reached the server,
+// and hands it to New. Scripts lists the scripts, for a binding that loads them
+// ahead of use. Package store/redistest checks a Backend (redistest.Backend)
+// and the store over it against a real Redis.
 package luascript

@@ -13,13 +13,14 @@ package luascript
 //	{allowed (0/1), now, the state each limit had before the request...}
 //
 // one integer (T) per limit for the meters, three (T, N, P) for the windows.
-// Decode then runs core's own algorithm on those states at that instant, which
+// decode then runs core's own algorithm on those states at that instant, which
 // yields the whole Decision (remaining, reset, retry, delay, the governing
 // limit) without computing any of it in Lua, and checks that core agrees with
 // the script's verdict. The scripts stay short: one TIME, one GET and one SET
 // per limit, no closures built per call, a reply of a few integers. The sliding
 // log, whose state is a list, decides entirely in Lua and replies with the
-// Decision's seven integers (see luaSlidingLog).
+// Decision's six integers (see luaSlidingLog); the reset script replies with
+// the number of keys it deleted. Every reply is an array of integers.
 //
 // Lua's numbers are IEEE doubles. Every figure stays below 2^53 (core bounds
 // periods to 2^48 µs and times to 2^52 µs), where doubles hold integers exactly;
@@ -127,23 +128,21 @@ const luaSlidingWindowFits = `  local cur, prev = 0, 0
   end
   W[i], C[i], V[i] = start, cur + cost, prev`
 
-// luaHead is the sliding log's frame: the shared arguments and a ttl function.
-const luaHead = luaNow + `
-local floor = math.floor
-local format = string.format
-
-local function ttl(us)` + luaTTL + `  return ms
-end
-`
-
 // luaSlidingLog is core's slidingLog over a Redis list of admitted timestamps,
 // oldest first, never more than Rate entries. Timestamps never decrease, so the
 // entries that left the window are a prefix, found by binary search; as in
 // core, they are dropped only when a request is admitted, so a denial or a peek
-// writes nothing.
-const luaSlidingLog = `
-local function load(key)
-  return 0, 0, 0
+// writes nothing. With several limits it runs as core's ApplyAll does: a dry
+// run of every limit first, a commit only when all admit, and the governing
+// decision by core's governs rule. It replies
+//
+//	{allowed, exceeds, governing index (0-based), remaining, reset-after µs, retry-after µs}
+//
+// (the sliding log never delays, so there is no Delay).
+const luaSlidingLog = luaNow + `
+local floor = math.floor
+
+local function ttl(us)` + luaTTL + `  return ms
 end
 
 local function expired(key, total, cutoff)
@@ -158,7 +157,7 @@ local function expired(key, total, cutoff)
 end
 
 local function push(key, ts, count)
-  local v = format('%d', ts)
+  local v = string.format('%d', ts)
   while count > 0 do
     local m = count
     if m > 1000 then m = 1000 end
@@ -169,7 +168,9 @@ local function push(key, ts, count)
   end
 end
 
-local function decide(st, sn, sp, rate, period, key, commit)
+-- decide returns allowed, exceeds, remaining, reset, retry for limit i.
+local function decide(i, commit)
+  local key, rate, period = KEYS[i], tonumber(ARGV[2 + 2 * i]), tonumber(ARGV[3 + 2 * i])
   local total = redis.call('LLEN', key)
   local drop = expired(key, total, now - period)
   local n = total - drop
@@ -180,7 +181,7 @@ local function decide(st, sn, sp, rate, period, key, commit)
     reset = last + period - now
   end
   if cost > rate then
-    return 0, 1, rate - n, reset, period, 0
+    return {0, 1, rate - n, reset, period}
   end
   if n + cost <= rate then
     if cost > 0 then
@@ -195,37 +196,14 @@ local function decide(st, sn, sp, rate, period, key, commit)
         redis.call('PEXPIRE', key, ttl(newest + period - now))
       end
     end
-    return 1, 0, rate - n - cost, reset, 0, 0
+    return {1, 0, rate - n - cost, reset, 0}
   end
   local k = n + cost - rate
   local oldest = tonumber(redis.call('LINDEX', key, drop + k - 1))
-  return 0, 0, rate - n, reset, oldest + period - now, 0
-end
-`
-
-// luaTail runs the sliding log as core's ApplyAll does: with several limits, a dry run of every limit
-// first, and a commit only when all admit; the governing decision by core's
-// governs rule; the longest Delay.
-const luaTail = `
-local nl = nk
-if nl == 1 then
-  local st, sn, sp = load(KEYS[1])
-  local a, x, r, rs, rt, dl = decide(st, sn, sp, tonumber(ARGV[4]), tonumber(ARGV[5]), KEYS[1], true)
-  return {a, x, 0, r, rs, rt, dl}
+  return {0, 0, rate - n, reset, oldest + period - now}
 end
 
-local P, S = {}, {}
-for i = 1, nl do
-  P[i] = {tonumber(ARGV[2 + 2 * i]), tonumber(ARGV[3 + 2 * i])}
-  S[i] = {load(KEYS[i])}
-end
-
-local function run(i, commit)
-  local p, s = P[i], S[i]
-  return {decide(s[1], s[2], s[3], p[1], p[2], KEYS[i], commit)}
-end
-
--- d: allowed, exceeds, remaining, reset, retry, delay
+-- governs reports whether d replaces c as the governing decision.
 local function governs(d, c)
   if d[1] ~= c[1] then return d[1] == 0 end
   if d[1] == 0 and d[2] ~= c[2] then return d[2] == 1 end
@@ -233,21 +211,24 @@ local function governs(d, c)
   return d[3] < c[3]
 end
 
-local best, bi
-local ok = true
-for i = 1, nl do
-  local d = run(i, false)
-  if i == 1 or governs(d, best) then best, bi = d, i end
-  if d[1] == 0 then ok = false end
+-- pick decides every limit and replies with the governing decision; a denial
+-- governs any admission, so it admits only when every limit does.
+local function pick(commit)
+  local best, bi = decide(1, commit), 1
+  for i = 2, nk do
+    local d = decide(i, commit)
+    if governs(d, best) then best, bi = d, i end
+  end
+  return {best[1], best[2], bi - 1, best[3], best[4], best[5]}
 end
-if not ok then
-  return {0, best[2], bi - 1, best[3], best[4], best[5], 0}
-end
-local delay = 0
-for i = 1, nl do
-  local d = run(i, true)
-  if i == 1 or governs(d, best) then best, bi = d, i end
-  if d[6] > delay then delay = d[6] end
-end
-return {best[1], best[2], bi - 1, best[3], best[4], best[5], delay}
+
+if nk == 1 then return pick(true) end
+local dry = pick(false)
+if dry[1] == 0 then return dry end
+return pick(true)
+`
+
+// luaReset deletes the keys of one request (they share a hash tag, so one
+// slot) and replies {the number deleted}.
+const luaReset = `return {redis.call('DEL', unpack(KEYS))}
 `

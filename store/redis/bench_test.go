@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/store/luascript"
 	"github.com/ratewarden/ratewarden/store/redistest"
 )
 
@@ -74,7 +75,7 @@ func BenchmarkFlood(b *testing.B) {
 	srv := redistest.Start(b)
 	client := redis.NewClient(&redis.Options{Addr: srv.Addr(), ContextTimeoutEnabled: true, PoolSize: 64})
 	b.Cleanup(func() { _ = client.Close() })
-	for _, size := range []int{0, DefaultLocalCacheSize} {
+	for _, size := range []int{0, luascript.DefaultLocalCacheSize} {
 		b.Run("cache="+strconv.Itoa(size), func(b *testing.B) {
 			st := newStore(b, client, WithLocalCache(size))
 			req := core.TakeRequest{Key: "flooded", Algorithm: core.GCRA, Limits: []core.Limit{core.PerHour(1)}, Cost: 1}

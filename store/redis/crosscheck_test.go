@@ -36,34 +36,11 @@ func TestCrossCheckExtremes(t *testing.T) {
 			ref := storetest.NewReference()
 			rng := rand.New(rand.NewPCG(uint64(alg), 42))
 			for seq := range 12 {
-				var limits []core.Limit
-				for range 1 + rng.IntN(4) {
-					l := pool[rng.IntN(len(pool))]
-					if !alg.OneWord() {
-						l.Burst = l.Rate
-					}
-					if alg.ValidateLimit(l) == nil {
-						limits = append(limits, l)
-					}
-				}
-				if len(limits) == 0 {
-					limits = []core.Limit{core.PerSecond(4)}
-				}
+				limits := randomLimits(rng, alg, pool)
 				now := starts[seq%len(starts)]
 				period := limits[0].Period
 				for i := range 60 {
-					switch r := rng.IntN(10); {
-					case r < 4:
-					case r < 7:
-						now = now.Add(time.Duration(rng.Int64N(int64(limits[0].EmissionInterval())*2/1000+1)) * time.Microsecond)
-					case r < 9:
-						now = now.Add(time.Duration(rng.Int64N(int64(period)/1000+1)) * time.Microsecond)
-					default:
-						now = now.Add(-time.Duration(rng.Int64N(int64(period)/1000+1)) * time.Microsecond)
-					}
-					if core.Micros(now) > core.MaxTime || core.Micros(now) < 0 {
-						now = starts[0]
-					}
+					now = randomStep(rng, now, limits[0].EmissionInterval(), period, starts[0])
 					capacity := alg.Capacity(limits[0])
 					cost := 1 + rng.Int64N(min(capacity, 1500)+1)
 					if rng.IntN(3) == 0 {
@@ -82,4 +59,41 @@ func TestCrossCheckExtremes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// randomLimits draws one to four limits from pool that alg accepts (the
+// windows take no burst), or a limit of 4/s when none fits.
+func randomLimits(rng *rand.Rand, alg core.Algorithm, pool []core.Limit) []core.Limit {
+	var limits []core.Limit
+	for range 1 + rng.IntN(4) {
+		l := pool[rng.IntN(len(pool))]
+		if !alg.OneWord() {
+			l.Burst = l.Rate
+		}
+		if alg.ValidateLimit(l) == nil {
+			limits = append(limits, l)
+		}
+	}
+	if len(limits) == 0 {
+		limits = []core.Limit{core.PerSecond(4)}
+	}
+	return limits
+}
+
+// randomStep moves now: not at all, by up to two intervals, by up to a period,
+// or back by up to a period; to reset when it leaves core's range.
+func randomStep(rng *rand.Rand, now time.Time, interval, period time.Duration, reset time.Time) time.Time {
+	switch r := rng.IntN(10); {
+	case r < 4:
+	case r < 7:
+		now = now.Add(time.Duration(rng.Int64N(int64(interval)*2/1000+1)) * time.Microsecond)
+	case r < 9:
+		now = now.Add(time.Duration(rng.Int64N(int64(period)/1000+1)) * time.Microsecond)
+	default:
+		now = now.Add(-time.Duration(rng.Int64N(int64(period)/1000+1)) * time.Microsecond)
+	}
+	if core.Micros(now) > core.MaxTime || core.Micros(now) < 0 {
+		now = reset
+	}
+	return now
 }

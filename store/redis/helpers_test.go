@@ -10,6 +10,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ratewarden/ratewarden/store/luascript"
 )
 
 // newClient returns a client of a single Redis server, closed when t ends.
@@ -31,7 +33,7 @@ func testPrefix() string {
 	return fmt.Sprintf("rwtest%x:", rand.Uint64())
 }
 
-func newStore(t testing.TB, c redis.UniversalClient, opts ...Option) *Store {
+func newStore(t testing.TB, c redis.UniversalClient, opts ...Option) *luascript.Store {
 	t.Helper()
 	s, err := New(c, append([]Option{WithPrefix(testPrefix())}, opts...)...)
 	require.NoError(t, err)

@@ -2,6 +2,10 @@ package redistest
 
 import (
 	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"testing"
 	"time"
@@ -95,10 +99,11 @@ func CacheFlood(t *testing.T, newStore NewStore, scriptCalls func(t testing.TB) 
 }
 
 // Reset checks that Reset forgets a denied key in Redis and in the local cache
-// (one limit on the server's clock, and two limits on the caller's), rejects
-// an invalid request, and reports an ended context with an error wrapping
-// errRedis, the binding's sentinel.
-func Reset(t *testing.T, newStore NewStore, errRedis error) {
+// (one limit on the server's clock, and two limits on the caller's) with one
+// script call (scriptCalls returns the EVALSHA and EVAL calls the server has
+// run so far), rejects an invalid request without one, and reports an ended
+// context with an error wrapping luascript.ErrRedis.
+func Reset(t *testing.T, newStore NewStore, scriptCalls func(t testing.TB) int64) {
 	cases := []struct {
 		name string
 		req  core.TakeRequest
@@ -110,26 +115,73 @@ func Reset(t *testing.T, newStore NewStore, errRedis error) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			st, ok := newStore(t, c.opts...).(core.Resetter)
+			st := newStore(t, c.opts...)
+			rs, ok := st.(core.Resetter)
 			require.True(t, ok, "the store implements core.Resetter")
 			ctx := context.Background()
-			d, err := st.(core.Store).Take(ctx, c.req)
-			require.NoError(t, err)
-			require.True(t, d.Allowed)
-			d, err = st.(core.Store).Take(ctx, c.req)
-			require.NoError(t, err)
-			require.False(t, d.Allowed)
-			require.NoError(t, st.Reset(ctx, c.req))
-			d, err = st.(core.Store).Take(ctx, c.req)
-			require.NoError(t, err)
-			assert.True(t, d.Allowed, "a reset key starts fresh, even with its denial cached")
+			for round := range 2 { // the first may load the reset script
+				d, err := st.Take(ctx, c.req)
+				require.NoError(t, err)
+				require.True(t, d.Allowed)
+				d, err = st.Take(ctx, c.req)
+				require.NoError(t, err)
+				require.False(t, d.Allowed)
+				before := scriptCalls(t)
+				require.NoError(t, rs.Reset(ctx, c.req))
+				if round == 1 {
+					assert.Equal(t, int64(1), scriptCalls(t)-before, "a reset is one script call")
+				}
+				d, err = st.Take(ctx, c.req)
+				require.NoError(t, err)
+				assert.True(t, d.Allowed, "a reset key starts fresh, even with its denial cached")
+				require.NoError(t, rs.Reset(ctx, c.req))
+			}
 
+			before := scriptCalls(t)
 			bad := c.req
 			bad.Limits = nil
-			assert.ErrorIs(t, st.Reset(ctx, bad), core.ErrInvalidLimit)
+			assert.ErrorIs(t, rs.Reset(ctx, bad), core.ErrInvalidLimit)
 			cctx, cancel := context.WithCancel(ctx)
 			cancel()
-			assert.ErrorIs(t, st.Reset(cctx, c.req), errRedis)
+			assert.ErrorIs(t, rs.Reset(cctx, c.req), luascript.ErrRedis)
+			assert.Equal(t, before, scriptCalls(t), "neither reached Redis")
 		})
 	}
+}
+
+// Backend checks a binding's luascript.Backend against the server it sends to:
+// the integers of a reply are appended after what dst holds, a script the
+// server has never seen runs through the EVAL fallback (and then through
+// EVALSHA), KEYS and ARGV arrive in order, and a reply that is not an array
+// of integers, or an error reply, is an error.
+func Backend(t *testing.T, b luascript.Backend) {
+	ctx := context.Background()
+	script := func(src string) *luascript.Script {
+		src = fmt.Sprintf("-- redistest %x\n%s", rand.Uint64(), src) // never loaded yet
+		sum := sha1.Sum([]byte(src))
+		return &luascript.Script{Source: src, SHA1: hex.EncodeToString(sum[:])}
+	}
+	echo := script("local r = {#KEYS, #ARGV}\nfor _, a in ipairs(ARGV) do r[#r + 1] = tonumber(a) end\nreturn r")
+	for range 2 { // EVAL on NOSCRIPT, then EVALSHA
+		got, err := b.Eval(ctx, echo, []string{"{redistest}:a", "{redistest}:b"}, []string{"7", "-1", "9007199254740992"}, []int64{42})
+		require.NoError(t, err)
+		assert.Equal(t, []int64{42, 2, 3, 7, -1, 1 << 53}, got)
+	}
+	got, err := b.Eval(ctx, script("return {}"), []string{"{redistest}:a"}, nil, nil)
+	require.NoError(t, err)
+	assert.Empty(t, got)
+	for name, src := range map[string]string{
+		"a string in the array": "return {1, 'x'}",
+		"not an array":          "return 'x'",
+		"an integer":            "return 1",
+		"an error reply":        "return redis.error_reply('redistest: boom')",
+		"a runtime error":       "return nil + 1",
+	} {
+		_, err := b.Eval(ctx, script(src), []string{"{redistest}:a"}, nil, nil)
+		assert.Error(t, err, name)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = b.Eval(cctx, echo, []string{"{redistest}:a"}, nil, nil)
+	assert.ErrorIs(t, err, context.Canceled, "an ended context")
 }

@@ -15,7 +15,9 @@
 // install it (Debian: apt-get install redis-server), except when CI=true, where
 // it fails: CI never skips the Redis tests.
 //
-// CacheMatchesRedis, CacheFlood and Reset are checks both Redis bindings
-// (store/redis and store/rueidis) run through their own clients: what they
-// test, the local cache of denials and Reset, lives in store/luascript.
+// Backend, CacheMatchesRedis, CacheFlood and Reset are checks every Redis
+// binding (store/redis, store/rueidis, or a third party's) runs through its own
+// client: Backend checks the one method a binding implements, and the others
+// what lives in store/luascript (the local cache of denials and Reset) through
+// it.
 package redistest

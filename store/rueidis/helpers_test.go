@@ -30,7 +30,7 @@ func testPrefix() string {
 	return fmt.Sprintf("rwtest%x:", rand.Uint64())
 }
 
-func newStore(t testing.TB, c rueidis.Client, opts ...Option) *Store {
+func newStore(t testing.TB, c rueidis.Client, opts ...Option) *luascript.Store {
 	t.Helper()
 	s, err := New(c, append([]Option{WithPrefix(testPrefix())}, opts...)...)
 	require.NoError(t, err)

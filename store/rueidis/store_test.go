@@ -1,10 +1,8 @@
 package rueidisstore
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"net"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -71,7 +69,7 @@ func TestExactness(t *testing.T) {
 		t.Run(target.name, func(t *testing.T) {
 			addrs := target.addrs(t)
 			prefix := testPrefix()
-			stores := make([]*Store, instances)
+			stores := make([]*luascript.Store, instances)
 			for i := range stores {
 				stores[i] = newStore(t, newClient(t, addrs...), WithPrefix(prefix), WithCallerClock(), WithMinTTL(time.Hour))
 			}
@@ -159,7 +157,7 @@ func TestServerClock(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, d.Allowed)
 	assert.InDelta(t, float64(30*time.Second), float64(d.RetryAfter), float64(5*time.Second))
-	keys, err := luascript.Config{Prefix: prefix}.Keys(req)
+	keys, err := st.Keys(req)
 	require.NoError(t, err)
 	ttl, err := client.Do(ctx, client.B().Pttl().Key(keys[0]).Build()).AsInt64()
 	require.NoError(t, err)
@@ -193,177 +191,6 @@ func TestScriptFlushed(t *testing.T) {
 	assert.Len(t, after, 2)
 }
 
-// TestRestart: a Redis restarted mid-run (state and scripts gone) makes calls
-// fail with ErrRedis while it is down, never panics, and decisions resume on a
-// fresh state once it is back, the script reloaded.
-func TestRestart(t *testing.T) {
-	srv := redistest.StartLocal(t)
-	client := newClient(t, srv.Addr())
-	st := newStore(t, client, WithCallerClock(), WithLocalCache(0))
-	req := core.TakeRequest{Key: "k", Algorithm: core.FixedWindow, Limits: []core.Limit{core.PerMinute(2)}, Cost: 1, Now: storetest.Start}
-	ctx := context.Background()
-	for range 2 {
-		_, err := st.Take(ctx, req)
-		require.NoError(t, err)
-	}
-	d, err := st.Take(ctx, req)
-	require.NoError(t, err)
-	require.False(t, d.Allowed)
-
-	srv.Restart(t)
-	// The client finds its connection broken at the first call after the
-	// restart, and reconnects for the next one.
-	var ok bool
-	for range 50 {
-		cctx, cancel := context.WithTimeout(ctx, time.Second)
-		d, err = st.Take(cctx, req)
-		cancel()
-		if err == nil {
-			ok = true
-			break
-		}
-		require.ErrorIs(t, err, ErrRedis)
-	}
-	require.True(t, ok, "no decision after the restart")
-	assert.True(t, d.Allowed)
-	assert.Equal(t, int64(1), d.Remaining)
-}
-
-// TestStopped: a Redis that stops answering costs a call its context's
-// deadline, and the error wraps ErrRedis and the context's error.
-func TestStopped(t *testing.T) {
-	srv := redistest.StartLocal(t)
-	client := newClient(t, srv.Addr())
-	st := newStore(t, client)
-	req := core.TakeRequest{Key: "k", Algorithm: core.GCRA, Limits: []core.Limit{core.PerSecond(10)}, Cost: 1}
-	_, err := st.Take(context.Background(), req)
-	require.NoError(t, err)
-
-	srv.Pause(t)
-	defer srv.Resume(t)
-	const deadline = 200 * time.Millisecond
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), deadline)
-			defer cancel()
-			began := time.Now()
-			_, err := st.Take(ctx, req)
-			took := time.Since(began)
-			assert.ErrorIs(t, err, ErrRedis)
-			assert.ErrorIs(t, err, context.DeadlineExceeded)
-			assert.Less(t, took, deadline+time.Second)
-		}()
-	}
-	wg.Wait()
-
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_, err = st.Take(ctx, req)
-	assert.ErrorIs(t, err, ErrRedis)
-	assert.ErrorIs(t, err, context.Canceled)
-}
-
-// TestLostReplyNotReplayed puts a proxy between the client and Redis that
-// passes the script call on and then cuts the connection instead of passing
-// the reply back: the store reports ErrRedis, and Redis ran the script exactly
-// once (the request was counted once, not replayed).
-func TestLostReplyNotReplayed(t *testing.T) {
-	srv := redistest.Start(t)
-	direct := newClient(t, srv.Addr())
-	prefix := testPrefix()
-	req := core.TakeRequest{Key: "lost", Algorithm: core.FixedWindow, Limits: []core.Limit{core.PerMinute(10)}, Cost: 1, Now: storetest.Start}
-	ctx := context.Background()
-	// Load the script, so the proxied call is one EVALSHA.
-	_, err := newStore(t, direct, WithPrefix(prefix), WithCallerClock(), WithMinTTL(time.Hour)).Take(ctx, core.TakeRequest{Key: "other", Algorithm: req.Algorithm, Limits: req.Limits, Cost: 1, Now: req.Now})
-	require.NoError(t, err)
-
-	var cut atomic.Bool
-	proxy := startProxy(t, srv.Addr(), &cut)
-	client := newClient(t, proxy)
-	st := newStore(t, client, WithPrefix(prefix), WithCallerClock(), WithMinTTL(time.Hour))
-	before := commandCalls(t, direct)
-	cut.Store(true)
-	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	_, err = st.Take(cctx, req)
-	require.ErrorIs(t, err, ErrRedis)
-	assert.Equal(t, map[string]int64{"evalsha": 1}, roundTrips(diffCalls(before, commandCalls(t, direct))))
-
-	d, err := newStore(t, direct, WithPrefix(prefix), WithCallerClock(), WithMinTTL(time.Hour)).Take(ctx, req)
-	require.NoError(t, err)
-	assert.Equal(t, int64(8), d.Remaining, "the lost call was counted once")
-}
-
-// startProxy forwards connections to addr. Once cut is set, a connection
-// that carries an EVALSHA is closed when the server's reply comes, instead of
-// passing the reply on.
-func startProxy(t *testing.T, addr string, cut *atomic.Bool) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	var wg sync.WaitGroup
-	t.Cleanup(func() { l.Close(); wg.Wait() })
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			in, err := l.Accept()
-			if err != nil {
-				return
-			}
-			out, err := net.Dial("tcp", addr)
-			if err != nil {
-				in.Close()
-				continue
-			}
-			var armed atomic.Bool
-			wg.Add(2)
-			go func() {
-				defer wg.Done()
-				defer out.Close()
-				buf := make([]byte, 4096)
-				for {
-					n, err := in.Read(buf)
-					if n > 0 && cut.Load() && bytes.Contains(bytes.ToLower(buf[:n]), []byte("evalsha")) {
-						armed.Store(true)
-					}
-					if n > 0 {
-						if _, err := out.Write(buf[:n]); err != nil {
-							return
-						}
-					}
-					if err != nil {
-						return
-					}
-				}
-			}()
-			go func() {
-				defer wg.Done()
-				defer in.Close()
-				buf := make([]byte, 4096)
-				for {
-					n, err := out.Read(buf)
-					if n > 0 && armed.Load() {
-						return
-					}
-					if n > 0 {
-						if _, err := in.Write(buf[:n]); err != nil {
-							return
-						}
-					}
-					if err != nil {
-						return
-					}
-				}
-			}()
-		}
-	}()
-	return l.Addr().String()
-}
-
 func TestNewErrors(t *testing.T) {
 	srv := redistest.Start(t)
 	client := newClient(t, srv.Addr())
@@ -376,7 +203,7 @@ func TestNewErrors(t *testing.T) {
 		{"nil client", nil, nil, ErrClient},
 		{"nil option", client, []Option{nil}, core.ErrInvalidOption},
 		{"brace in prefix", client, []Option{WithPrefix("app{x}:")}, core.ErrInvalidOption},
-		{"long prefix", client, []Option{WithPrefix(string(make([]byte, luascript.MaxPrefixLen+1)))}, core.ErrInvalidOption},
+		{"long prefix", client, []Option{WithPrefix(string(make([]byte, 257)))}, core.ErrInvalidOption},
 		{"negative min TTL", client, []Option{WithMinTTL(-time.Second)}, core.ErrInvalidOption},
 		{"negative cache size", client, []Option{WithLocalCache(-1)}, core.ErrInvalidOption},
 		{"huge cache", client, []Option{WithLocalCache(1 << 30)}, core.ErrInvalidOption},
@@ -389,12 +216,29 @@ func TestNewErrors(t *testing.T) {
 			assert.Nil(t, st)
 		})
 	}
-	st, err := New(client, WithPrefix(""), WithCallerClock(), WithMinTTL(time.Minute), WithLocalCache(0))
+	_, err := New(client, WithPrefix(""), WithCallerClock(), WithMinTTL(time.Minute), WithLocalCache(0))
 	require.NoError(t, err)
-	assert.Nil(t, st.front.Cache())
-	st, err = New(client)
-	require.NoError(t, err)
-	assert.NotNil(t, st.front.Cache(), "the local cache is on by default")
+	// The local cache is on by default: a denied key is denied again without
+	// a script call; with the cache off, every request is one.
+	for _, tc := range []struct {
+		name  string
+		opts  []Option
+		calls int64
+	}{{"default", nil, 0}, {"cache off", []Option{WithLocalCache(0)}, 5}} {
+		st := newStore(t, client, tc.opts...)
+		req := core.TakeRequest{Key: "k", Algorithm: core.GCRA, Limits: []core.Limit{core.PerHour(1)}, Cost: 1}
+		for range 2 {
+			_, err := st.Take(context.Background(), req)
+			require.NoError(t, err)
+		}
+		before := commandCalls(t, client)
+		for range 5 {
+			d, err := st.Take(context.Background(), req)
+			require.NoError(t, err)
+			require.False(t, d.Allowed)
+		}
+		assert.Equal(t, tc.calls, roundTrips(diffCalls(before, commandCalls(t, client)))["evalsha"], tc.name)
+	}
 }
 
 // TestBadRequests: invalid requests fail with core's sentinels and never reach
@@ -440,5 +284,6 @@ func TestBindingChecks(t *testing.T) {
 	}
 	t.Run("CacheMatchesRedis", func(t *testing.T) { redistest.CacheMatchesRedis(t, stores) })
 	t.Run("CacheFlood", func(t *testing.T) { redistest.CacheFlood(t, stores, scriptCalls) })
-	t.Run("Reset", func(t *testing.T) { redistest.Reset(t, stores, ErrRedis) })
+	t.Run("Reset", func(t *testing.T) { redistest.Reset(t, stores, scriptCalls) })
+	t.Run("Backend", func(t *testing.T) { redistest.Backend(t, backend{client}) })
 }

@@ -1,0 +1,109 @@
+package luascript
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ratewarden/ratewarden/core"
+)
+
+// errReply reports a script reply that does not fit the request: a script of
+// another version, or a proxy that altered the reply. The Store wraps it with
+// ErrRedis.
+var errReply = errors.New("luascript: malformed reply")
+
+// decode turns a script's reply into the decision for req, with Limit and
+// Index naming the governing limit among req.Limits, or returns an error
+// wrapping errReply.
+//
+// The meter and window scripts reply {allowed, now, states before the
+// request...}; decode runs core's algorithm on those states at that instant,
+// which gives the Decision the script's test implies, and fails when core's
+// verdict differs from the script's. The sliding log's script replies with the
+// Decision itself (see luaSlidingLog).
+func decode(req core.TakeRequest, reply []int64) (core.Decision, error) {
+	if req.Algorithm == core.SlidingLog {
+		return decodeDecision(req, reply)
+	}
+	return decodeStates(req, reply)
+}
+
+// decisionReplyLen is the length of the sliding log's reply.
+const decisionReplyLen = 6
+
+func decodeDecision(req core.TakeRequest, reply []int64) (core.Decision, error) {
+	if len(reply) != decisionReplyLen {
+		return core.Decision{}, fmt.Errorf("%w: %d values, want %d", errReply, len(reply), decisionReplyLen)
+	}
+	idx := reply[2]
+	switch {
+	case reply[0] != 0 && reply[0] != 1, reply[1] != 0 && reply[1] != 1:
+		return core.Decision{}, fmt.Errorf("%w: flags %d, %d", errReply, reply[0], reply[1])
+	case idx < 0 || idx >= int64(len(req.Limits)):
+		return core.Decision{}, fmt.Errorf("%w: limit index %d of %d", errReply, idx, len(req.Limits))
+	case reply[4] < 0 || reply[5] < 0:
+		return core.Decision{}, fmt.Errorf("%w: negative duration", errReply)
+	}
+	return core.Decision{
+		Allowed:    reply[0] == 1,
+		Exceeds:    reply[1] == 1,
+		Limit:      req.Limits[idx],
+		Index:      int(idx),
+		Remaining:  reply[3],
+		ResetAfter: time.Duration(reply[4]) * time.Microsecond,
+		RetryAfter: time.Duration(reply[5]) * time.Microsecond,
+	}, nil
+}
+
+func decodeStates(req core.TakeRequest, reply []int64) (core.Decision, error) {
+	stride := 3 // T, N, P
+	if req.Algorithm.OneWord() {
+		stride = 1 // T
+	}
+	n := len(req.Limits)
+	if len(reply) != 2+stride*n {
+		return core.Decision{}, fmt.Errorf("%w: %d values, want %d", errReply, len(reply), 2+stride*n)
+	}
+	now := reply[1]
+	switch {
+	case reply[0] != 0 && reply[0] != 1:
+		return core.Decision{}, fmt.Errorf("%w: flag %d", errReply, reply[0])
+	case now < 0 || now > core.MaxTime:
+		return core.Decision{}, fmt.Errorf("%w: time %d µs out of range", errReply, now)
+	}
+	for _, x := range reply[2:] {
+		if x < 0 {
+			return core.Decision{}, fmt.Errorf("%w: negative state", errReply)
+		}
+	}
+	var buf [maxStackLimits]core.State
+	states := buf[:0]
+	if n > len(buf) {
+		states = make([]core.State, 0, n)
+	}
+	for i := range n {
+		s := core.State{T: reply[2+stride*i]}
+		if stride == 3 {
+			s.N, s.P = reply[3+stride*i], reply[4+stride*i]
+		}
+		states = append(states, s)
+	}
+	d, err := req.Algorithm.ApplyAll(states, req.Limits, req.Cost, now)
+	if err != nil {
+		return core.Decision{}, fmt.Errorf("%w: %w", errReply, err)
+	}
+	if d.Allowed != (reply[0] == 1) {
+		return core.Decision{}, fmt.Errorf("%w: the script's verdict (%d) is not core's", errReply, reply[0])
+	}
+	return d, nil
+}
+
+// checkResetReply checks the reset script's reply: the number of keys deleted,
+// at most the number sent.
+func checkResetReply(reply []int64, keys int) error {
+	if len(reply) != 1 || reply[0] < 0 || reply[0] > int64(keys) {
+		return fmt.Errorf("%w: reset replied %v for %d keys", errReply, reply, keys)
+	}
+	return nil
+}

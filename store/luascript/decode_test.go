@@ -1,0 +1,138 @@
+package luascript
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestDecodeDecision(t *testing.T) {
+	limits := []core.Limit{core.PerSecond(10).Named("a"), core.PerHour(100).Named("b")}
+	req := core.TakeRequest{Algorithm: core.SlidingLog, Limits: limits}
+	tests := []struct {
+		name  string
+		reply []int64
+		want  core.Decision
+		err   bool
+	}{
+		{"allowed", []int64{1, 0, 1, 99, 36_000_000, 0},
+			core.Decision{Allowed: true, Limit: limits[1], Index: 1, Remaining: 99, ResetAfter: 36 * time.Second}, false},
+		{"denied", []int64{0, 0, 0, 0, 1_000_000, 100_001},
+			core.Decision{Limit: limits[0], Remaining: 0, ResetAfter: time.Second, RetryAfter: 100_001 * time.Microsecond}, false},
+		{"exceeds", []int64{0, 1, 0, 10, 0, 1_000_000},
+			core.Decision{Exceeds: true, Limit: limits[0], Remaining: 10, RetryAfter: time.Second}, false},
+		{"short", []int64{1, 0, 0}, core.Decision{}, true},
+		{"long", make([]int64, 7), core.Decision{}, true},
+		{"index out of range", []int64{1, 0, 2, 0, 0, 0}, core.Decision{}, true},
+		{"negative index", []int64{1, 0, -1, 0, 0, 0}, core.Decision{}, true},
+		{"bad flag", []int64{2, 0, 0, 0, 0, 0}, core.Decision{}, true},
+		{"bad exceeds flag", []int64{0, 3, 0, 0, 0, 0}, core.Decision{}, true},
+		{"negative reset", []int64{0, 0, 0, 0, -1, 0}, core.Decision{}, true},
+		{"negative retry", []int64{0, 0, 0, 0, 0, -5}, core.Decision{}, true},
+		{"nil", nil, core.Decision{}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := decode(req, tt.reply)
+			if tt.err {
+				require.ErrorIs(t, err, errReply)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, d)
+		})
+	}
+}
+
+// TestDecodeStates: the meter and window replies carry the states the script
+// read; decode must give core's decision on them and refuse a reply whose
+// verdict core does not share.
+func TestDecodeStates(t *testing.T) {
+	now := t0.UnixMicro()
+	limits := []core.Limit{core.PerSecond(10).Named("a"), core.PerHour(100).Named("b")}
+	check := func(alg core.Algorithm, states []core.State, cost int64) (core.Decision, []int64) {
+		t.Helper()
+		want, err := alg.ApplyAll(append([]core.State(nil), states...), limits, cost, now)
+		require.NoError(t, err)
+		reply := []int64{0, now}
+		if want.Allowed {
+			reply[0] = 1
+		}
+		for _, s := range states {
+			reply = append(reply, s.T)
+			if !alg.OneWord() {
+				reply = append(reply, s.N, s.P)
+			}
+		}
+		return want, reply
+	}
+	cases := []struct {
+		name   string
+		alg    core.Algorithm
+		states []core.State
+		cost   int64
+	}{
+		{"fresh leaky bucket", core.LeakyBucket, make([]core.State, 2), 1},
+		{"busy leaky bucket queues", core.LeakyBucket, []core.State{{T: now + 300_000}, {T: now}}, 1},
+		{"gcra denied by the second limit", core.GCRA, []core.State{{}, {T: now + 3_600_000_000}}, 1},
+		{"gcra exceeds", core.GCRA, make([]core.State, 2), 11},
+		{"sliding window with a previous window", core.SlidingWindow, []core.State{{T: now - now%1_000_000 - 1_000_000, N: 9}, {}}, 2},
+		{"fixed window full", core.FixedWindow, []core.State{{T: now - now%1_000_000, N: 10}, {}}, 1},
+		{"peek", core.TokenBucket, []core.State{{T: now + 50_000}, {}}, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			req := core.TakeRequest{Algorithm: c.alg, Limits: limits, Cost: c.cost}
+			want, reply := check(c.alg, c.states, c.cost)
+			got, err := decode(req, reply)
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
+
+			bad := append([]int64(nil), reply...)
+			bad[0] = 1 - bad[0]
+			_, err = decode(req, bad)
+			assert.ErrorIs(t, err, errReply, "a verdict core does not share")
+		})
+	}
+}
+
+// TestDecodeStatesMalformed: a reply that does not fit the request is refused,
+// and requests of more limits than the stack holds are decoded.
+func TestDecodeStatesMalformed(t *testing.T) {
+	now := t0.UnixMicro()
+	limits := []core.Limit{core.PerSecond(10).Named("a"), core.PerHour(100).Named("b")}
+	req := core.TakeRequest{Algorithm: core.SlidingWindow, Limits: limits, Cost: 1}
+	for name, reply := range map[string][]int64{
+		"nil":            nil,
+		"short":          {1, now, 0, 0, 0},
+		"long":           {1, now, 0, 0, 0, 0, 0, 0, 0},
+		"bad flag":       {2, now, 0, 0, 0, 0, 0, 0},
+		"negative time":  {1, -1, 0, 0, 0, 0, 0, 0},
+		"time past max":  {1, core.MaxTime + 1, 0, 0, 0, 0, 0, 0},
+		"negative state": {1, now, 0, -1, 0, 0, 0, 0},
+		"a log's reply":  {1, 0, 0, 9, 0, 0},
+	} {
+		_, err := decode(req, reply)
+		assert.ErrorIs(t, err, errReply, name)
+	}
+	many := make([]core.Limit, 9)
+	for i := range many {
+		many[i] = core.Every(int64(10+i), time.Second)
+	}
+	reply := append([]int64{1, now}, make([]int64, 9)...)
+	d, err := decode(core.TakeRequest{Algorithm: core.GCRA, Limits: many, Cost: 1}, reply)
+	require.NoError(t, err, "more limits than the stack holds")
+	assert.Equal(t, 0, d.Index, "the tightest limit governs")
+}
+
+func TestCheckResetReply(t *testing.T) {
+	for _, ok := range [][]int64{{0}, {1}, {2}} {
+		assert.NoError(t, checkResetReply(ok, 2), "%v", ok)
+	}
+	for _, bad := range [][]int64{nil, {}, {-1}, {3}, {1, 1}} {
+		assert.ErrorIs(t, checkResetReply(bad, 2), errReply, "%v", bad)
+	}
+}

@@ -1,0 +1,252 @@
+package luascript
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var t0 = time.UnixMicro(1_700_000_000_123_456)
+
+// recorder is a Backend that records the calls it is handed and replies with
+// reply, or fails with err.
+type recorder struct {
+	calls      int
+	script     *Script
+	keys, args []string
+	reply      []int64
+	err        error
+}
+
+var errRecorded = errors.New("recorded")
+
+func (r *recorder) Eval(_ context.Context, script *Script, keys, args []string, dst []int64) ([]int64, error) {
+	r.calls++
+	r.script, r.keys, r.args = script, slices.Clone(keys), slices.Clone(args)
+	if r.err != nil {
+		return dst, r.err
+	}
+	return append(dst, r.reply...), nil
+}
+
+// encode returns the call Take sends for req through a store made with opts
+// (over an empty prefix), or Take's error when req is refused.
+func encode(t *testing.T, req core.TakeRequest, opts ...Option) (*recorder, error) {
+	t.Helper()
+	rec := &recorder{err: errRecorded}
+	s, err := New(rec, append([]Option{WithPrefix(""), WithLocalCache(0)}, opts...)...)
+	require.NoError(t, err)
+	_, err = s.Take(context.Background(), req)
+	if errors.Is(err, errRecorded) {
+		require.Equal(t, 1, rec.calls)
+		return rec, nil
+	}
+	require.Zero(t, rec.calls, "a refused request never reaches the backend")
+	return rec, err
+}
+
+func TestScripts(t *testing.T) {
+	all := Scripts()
+	require.Len(t, all, 7)
+	seen := map[string]bool{}
+	for i, s := range all {
+		name := "reset"
+		if i < 6 {
+			name = core.Algorithms()[i].String()
+			assert.Same(t, scripts[core.Algorithms()[i]], s)
+		}
+		sum := sha1.Sum([]byte(s.Source))
+		assert.Equal(t, hex.EncodeToString(sum[:]), s.SHA1)
+		assert.False(t, seen[s.SHA1], "scripts differ")
+		seen[s.SHA1] = true
+		assert.Equal(t, name+" "+s.SHA1, s.String())
+		assert.True(t, strings.HasPrefix(s.Source, "-- ratewarden "+name+"\n"), s.Source)
+	}
+	assert.Same(t, resetScript, all[6])
+}
+
+// fiveKeys are the keys of TestEncode's request of five limits.
+var fiveKeys = func() []string {
+	var out []string
+	for i := range 5 {
+		out = append(out, "{:f}:sliding-log:1000/1000000/1000+1000/60000000/1000+1000/3600000000/1000+1000/86400000000/1000+1000/2000000/1000:"+strconv.Itoa(i))
+	}
+	return out
+}()
+
+func TestEncode(t *testing.T) {
+	tests := []struct {
+		name string
+		opts []Option
+		req  core.TakeRequest
+		keys []string
+		args []string
+	}{
+		{
+			name: "server time, one limit",
+			opts: []Option{WithPrefix("rw:")},
+			req:  core.TakeRequest{Namespace: "api", Key: "1.2.3.4", Algorithm: core.GCRA, Limits: []core.Limit{core.PerSecond(10)}, Cost: 1, Now: t0},
+			keys: []string{"rw:{api:1.2.3.4}:gcra:10/1000000/10"},
+			args: []string{"-1", "1", "0", "100000", "1000000"},
+		},
+		{
+			name: "caller clock, burst, min TTL rounded up to ms",
+			opts: []Option{WithCallerClock(), WithMinTTL(1500 * time.Microsecond)},
+			req:  core.TakeRequest{Key: "k", Algorithm: core.TokenBucket, Limits: []core.Limit{core.Every(3, time.Second).WithBurst(5)}, Cost: 2, Now: t0},
+			keys: []string{"{:k}:token-bucket:3/1000000/5"},
+			args: []string{"1700000000123456", "2", "2", "333334", "1666670"},
+		},
+		{
+			name: "several limits: one key per limit, all naming the set",
+			opts: []Option{WithPrefix("p:")},
+			req:  core.TakeRequest{Key: "u", Algorithm: core.SlidingWindow, Limits: []core.Limit{core.PerSecond(2), {Rate: 100, Period: time.Hour}}, Cost: 0, Now: t0},
+			keys: []string{"p:{:u}:sliding-window:2/1000000/2+100/3600000000/100:0", "p:{:u}:sliding-window:2/1000000/2+100/3600000000/100:1"},
+			args: []string{"-1", "0", "0", "2", "1000000", "100", "3600000000"},
+		},
+		{
+			name: "braces, percent and colons escaped",
+			req:  core.TakeRequest{Namespace: "a:b#", Key: "}{x:%", Algorithm: core.FixedWindow, Limits: []core.Limit{core.PerMinute(5)}, Cost: 1, Now: t0},
+			keys: []string{"{a%3Ab%23:%7D%7Bx:%25}:fixed-window:5/60000000/5"},
+			args: []string{"-1", "1", "0", "5", "60000000"},
+		},
+		{
+			name: "five limits: more than a frame holds",
+			req: core.TakeRequest{Key: "f", Algorithm: core.SlidingLog, Cost: 300, Limits: []core.Limit{
+				core.PerSecond(1000), core.PerMinute(1000), core.PerHour(1000), core.Every(1000, 24*time.Hour), core.Every(1000, 2*time.Second),
+			}},
+			keys: fiveKeys,
+			args: []string{"-1", "300", "0", "1000", "1000000", "1000", "60000000", "1000", "3600000000", "1000", "86400000000", "1000", "2000000"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			call, err := encode(t, tt.req, tt.opts...)
+			require.NoError(t, err)
+			assert.Same(t, scripts[tt.req.Algorithm], call.script)
+			assert.Equal(t, tt.keys, call.keys)
+			assert.Equal(t, tt.args, call.args)
+			s, err := New(call, append([]Option{WithPrefix("")}, tt.opts...)...)
+			require.NoError(t, err)
+			keys, err := s.Keys(tt.req)
+			require.NoError(t, err)
+			assert.Equal(t, tt.keys, keys, "Keys names what Take sends")
+		})
+	}
+}
+
+// TestEncodeParamsMatchCore checks the figures sent against core's: interval
+// and tau for the meters, rate and period for the windows.
+func TestEncodeParamsMatchCore(t *testing.T) {
+	for _, l := range []core.Limit{
+		core.PerSecond(3), core.PerMinute(7).WithBurst(100), core.PerHour(1), core.Every(999_983, time.Second),
+		{Rate: 1, Period: core.MaxPeriod}, core.Every(100, 10*time.Second),
+	} {
+		iv := l.EmissionInterval().Microseconds()
+		for _, alg := range core.Algorithms() {
+			if alg.ValidateLimit(l) != nil {
+				continue
+			}
+			call, err := encode(t, core.TakeRequest{Algorithm: alg, Limits: []core.Limit{l}, Cost: 1})
+			require.NoError(t, err, l.String())
+			want := []string{itoa(l.Rate), itoa(l.Period.Microseconds())}
+			if alg.OneWord() {
+				want = []string{itoa(iv), itoa(iv * l.EffectiveBurst())}
+			}
+			assert.Equal(t, want, call.args[3:], "%s %s", alg, l)
+		}
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func TestTagIsInjectiveAndBounded(t *testing.T) {
+	s, err := New(&recorder{}, WithPrefix("x:"))
+	require.NoError(t, err)
+	pairs := [][2]string{
+		{"a:b", "c"}, {"a", "b:c"}, {"a%3Ab", "c"}, {"", "a:b:c"}, {"#1", ""}, {"%231", ""},
+		{"", "}"}, {"", "%7D"}, {"n", strings.Repeat("k", 200)}, {"n", strings.Repeat("k", 201)},
+		{"n" + strings.Repeat("k", 100), strings.Repeat("k", 100)}, {"n", strings.Repeat("k", 200)},
+	}
+	seen := map[string][2]string{}
+	for _, p := range pairs {
+		keys, err := s.Keys(core.TakeRequest{Namespace: p[0], Key: p[1], Algorithm: core.GCRA, Limits: []core.Limit{core.PerSecond(1)}})
+		require.NoError(t, err)
+		k := keys[0]
+		if prev, ok := seen[k]; ok {
+			assert.Equal(t, prev, p, "same key %q for different identities", k)
+		}
+		seen[k] = p
+		open := strings.IndexByte(k, '{')
+		end := strings.IndexByte(k, '}')
+		require.Equal(t, len("x:"), open, k)
+		assert.Equal(t, -1, strings.IndexAny(k[open+1:end], "{"), k)
+		assert.Equal(t, -1, strings.IndexAny(k[end+1:], "{}"), "nothing after the tag may look like one: %q", k)
+		assert.LessOrEqual(t, end-open-1, maxTagLen, k)
+	}
+	assert.Len(t, seen, len(pairs)-1, "only the repeated pair shares a key")
+
+	keys, err := s.Keys(core.TakeRequest{Key: strings.Repeat("z", 10_000), Algorithm: core.GCRA, Limits: []core.Limit{core.PerSecond(1)}})
+	require.NoError(t, err)
+	assert.Regexp(t, `^x:\{#[0-9a-f]{64}\}:gcra:1/1000000/1$`, keys[0])
+}
+
+// TestEncodeErrorsMatchCore feeds the same bad requests to Take and to
+// core.ApplyAll and expects the same sentinel, without a call to the backend.
+func TestEncodeErrorsMatchCore(t *testing.T) {
+	ok := core.PerSecond(10)
+	tests := []struct {
+		name   string
+		alg    core.Algorithm
+		limits []core.Limit
+		cost   int64
+		now    time.Time
+		want   error
+	}{
+		{"no limits", core.GCRA, nil, 1, t0, core.ErrInvalidLimit},
+		{"bad algorithm", core.Algorithm(9), []core.Limit{ok}, 1, t0, core.ErrInvalidAlgorithm},
+		{"negative cost", core.GCRA, []core.Limit{ok}, -1, t0, core.ErrInvalidCost},
+		{"time before the epoch", core.GCRA, []core.Limit{ok}, 1, time.Time{}, core.ErrClock},
+		{"time after MaxTime", core.GCRA, []core.Limit{ok}, 1, time.UnixMicro(core.MaxTime + 1), core.ErrClock},
+		{"zero rate", core.GCRA, []core.Limit{{Period: time.Second}}, 1, t0, core.ErrInvalidLimit},
+		{"zero period", core.GCRA, []core.Limit{{Rate: 1}}, 1, t0, core.ErrInvalidLimit},
+		{"period too long", core.GCRA, []core.Limit{{Rate: 1, Period: core.MaxPeriod + time.Microsecond}}, 1, t0, core.ErrInvalidLimit},
+		{"negative burst", core.GCRA, []core.Limit{{Rate: 1, Period: time.Second, Burst: -1}}, 1, t0, core.ErrInvalidLimit},
+		{"rate above 1/µs", core.GCRA, []core.Limit{{Rate: 2, Period: time.Microsecond}}, 1, t0, core.ErrInvalidLimit},
+		{"period not whole µs", core.GCRA, []core.Limit{{Rate: 1, Period: 1500 * time.Nanosecond}}, 1, t0, core.ErrInvalidLimit},
+		{"burst too large", core.GCRA, []core.Limit{{Rate: 1, Period: time.Hour, Burst: 1 << 40}}, 1, t0, core.ErrInvalidLimit},
+		{"second limit bad", core.SlidingLog, []core.Limit{ok, {Rate: -1, Period: time.Second}}, 1, t0, core.ErrInvalidLimit},
+		{"valid", core.SlidingLog, []core.Limit{ok, core.PerMinute(100)}, 1, t0, nil},
+		{"valid peek", core.FixedWindow, []core.Limit{ok}, 0, t0, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := core.TakeRequest{Key: "k", Algorithm: tt.alg, Limits: tt.limits, Cost: tt.cost, Now: tt.now}
+			_, coreErr := tt.alg.ApplyAll(make([]core.State, len(tt.limits)), tt.limits, tt.cost, core.Micros(tt.now))
+			_, err := encode(t, req, WithCallerClock())
+			if tt.want == nil {
+				require.NoError(t, coreErr)
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, coreErr, tt.want, "core disagrees with the table")
+			require.ErrorIs(t, err, tt.want)
+			assert.NotErrorIs(t, err, ErrRedis)
+		})
+	}
+}
+
+func TestServerTimeIgnoresNow(t *testing.T) {
+	call, err := encode(t, core.TakeRequest{Algorithm: core.GCRA, Limits: []core.Limit{core.PerSecond(1)}, Cost: 1})
+	require.NoError(t, err, "the zero Now is fine when the server's clock decides")
+	assert.Equal(t, "-1", call.args[0])
+}

@@ -1,0 +1,64 @@
+package luascript
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"strings"
+
+	"github.com/ratewarden/ratewarden/core"
+)
+
+// Script is one Lua script a Store runs: its source, to send with EVAL or
+// SCRIPT LOAD, and the hex SHA1 of the source, to send with EVALSHA. A Backend
+// reads it and never changes it.
+type Script struct {
+	// Source is the Lua source.
+	Source string
+	// SHA1 is the lowercase hex SHA1 digest of Source, as EVALSHA takes it.
+	SHA1 string
+	name string
+}
+
+// String returns the script's name (an algorithm, or "reset") and SHA1, e.g.
+// "gcra 3f2a...".
+func (s *Script) String() string { return s.name + " " + s.SHA1 }
+
+func newScript(name, body string) *Script {
+	src := "-- ratewarden " + name + "\n" + body
+	sum := sha1.Sum([]byte(src))
+	return &Script{Source: src, SHA1: hex.EncodeToString(sum[:]), name: name}
+}
+
+// scripts holds each algorithm's script, indexed by the algorithm.
+var scripts = func() [core.GCRA + 1]*Script {
+	var s [core.GCRA + 1]*Script
+	for _, a := range core.Algorithms() {
+		var body string
+		switch a {
+		case core.TokenBucket, core.GCRA, core.LeakyBucket:
+			body = luaMeter
+		case core.FixedWindow:
+			body = strings.NewReplacer("FITS", luaFixedWindowFits, "LIFE", "W[i] + period - now").Replace(luaWindows)
+		case core.SlidingWindow:
+			body = strings.NewReplacer("FITS", luaSlidingWindowFits, "LIFE", "W[i] + 2 * period - now").Replace(luaWindows)
+		case core.SlidingLog:
+			body = luaSlidingLog
+		}
+		s[a] = newScript(a.String(), body)
+	}
+	return s
+}()
+
+// resetScript deletes its KEYS and replies {the number deleted}.
+var resetScript = newScript("reset", luaReset)
+
+// Scripts returns every script a Store may send: the six algorithms' in the
+// order of core.Algorithms, then the reset script. A binding may SCRIPT LOAD
+// them ahead of use; it need not, as a Backend falls back to EVAL.
+func Scripts() []*Script {
+	out := make([]*Script, 0, len(core.Algorithms())+1)
+	for _, a := range core.Algorithms() {
+		out = append(out, scripts[a])
+	}
+	return append(out, resetScript)
+}

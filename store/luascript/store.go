@@ -1,0 +1,192 @@
+package luascript
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ratewarden/ratewarden/core"
+)
+
+// ErrRedis reports that Redis could not decide: it is down, slow past the
+// context's deadline, answered with an error, or sent a reply the scripts do
+// not send. The request may or may not have been counted; it is never sent
+// again. Every error a Store returns wraps ErrRedis or one of core's sentinels
+// (core.ErrInvalidLimit, core.ErrInvalidCost, core.ErrInvalidAlgorithm,
+// core.ErrClock, core.ErrInvalidOption).
+var ErrRedis = errors.New("ratewarden: redis failed")
+
+// Backend sends one script call to Redis through a client: the one thing a
+// binding of a Redis client implements (see the package doc).
+type Backend interface {
+	// Eval runs script with keys as KEYS and args as ARGV, and appends the
+	// integers of its reply (every script replies with an array of integers)
+	// to dst, returning the extended slice. It sends EVALSHA script.SHA1,
+	// and EVAL script.Source only after a NOSCRIPT reply, which means the
+	// script did not run. It must never send the call again once it may have
+	// reached the server (the client's retries after a network error must be
+	// off for it): a replay would count the request twice. It returns when
+	// ctx is done, with an error. It does not change keys or args, and the
+	// Store wraps every error it returns with ErrRedis.
+	Eval(ctx context.Context, script *Script, keys, args []string, dst []int64) ([]int64, error)
+}
+
+// Store is a core.Store and core.Resetter that keeps every key's state in
+// Redis and applies the algorithms there, one Lua script call per decision (one
+// round trip), so any number of application instances share exact limits. It
+// sends its calls through a Backend. It is safe for concurrent use.
+type Store struct {
+	backend Backend
+	cfg     config
+	cache   *denyCache // nil when off
+	now     func() time.Time
+}
+
+var (
+	_ core.Store    = (*Store)(nil)
+	_ core.Resetter = (*Store)(nil)
+)
+
+// New returns a Store that sends its script calls through backend, with opts
+// applied over the defaults (DefaultPrefix, Redis's clock, no TTL floor, a
+// local cache of DefaultLocalCacheSize denials). It returns an error wrapping
+// core.ErrInvalidOption for a nil backend or an invalid option.
+func New(backend Backend, opts ...Option) (*Store, error) {
+	if backend == nil {
+		return nil, fmt.Errorf("%w: nil backend", core.ErrInvalidOption)
+	}
+	s := &Store{backend: backend, cfg: defaultConfig(), now: time.Now}
+	if err := s.cfg.apply(opts); err != nil {
+		return nil, err
+	}
+	if s.cfg.cacheSize > 0 {
+		s.cache = newDenyCache(s.cfg.cacheSize)
+	}
+	return s, nil
+}
+
+// frame1 and frame4 hold one call's KEYS and ARGV and its reply, for one limit
+// and for up to four. What Take hands the Backend escapes (it is an
+// interface), so a frame makes it one allocation, of the size the request
+// needs; requests of more limits grow theirs.
+type (
+	frame1 struct {
+		strs  [6]string // 3 + 3 per limit
+		reply [6]int64  // the sliding log's
+	}
+	frame4 struct {
+		strs  [15]string
+		reply [14]int64 // 2 + 3 per limit for the windows
+	}
+)
+
+// buffers returns the room for a call of n limits and its reply.
+func buffers(n int) ([]string, []int64) {
+	if n == 1 {
+		f := new(frame1)
+		return f.strs[:0], f.reply[:0]
+	}
+	f := new(frame4)
+	return f.strs[:0], f.reply[:0]
+}
+
+// Take decides req in one round trip to Redis and, when it is admitted, spends
+// its cost under every limit. Invalid requests return the error core would
+// (wrapping core's sentinels) without calling Redis; a failed or timed-out call
+// returns an error wrapping ErrRedis. A request whose denial is in the local
+// cache is denied again without a call.
+func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, error) {
+	now := int64(-1) // the server's TIME
+	if s.cfg.callerClock {
+		now = core.Micros(req.Now)
+	}
+	var buf [maxStackLimits]*encodedLimit
+	encs, err := checkRequest(req, true, s.cfg.callerClock, now, buf[:0])
+	if err != nil {
+		return core.Decision{}, err
+	}
+	cached := s.cache != nil && req.Cost > 0
+	var at time.Time
+	if cached {
+		at = s.localNow(req)
+		if d, ok := s.cache.get(req, encs, at); ok {
+			return d, nil
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return core.Decision{}, fmt.Errorf("%w: %w", ErrRedis, err)
+	}
+	strs, reply := buffers(len(encs))
+	call := s.cfg.appendCall(strs, req, now, encs)
+	reply, err = s.backend.Eval(ctx, scripts[req.Algorithm], call[:len(encs)], call[len(encs):], reply)
+	if err != nil {
+		return core.Decision{}, fmt.Errorf("%w: %w", ErrRedis, err)
+	}
+	d, err := decode(req, reply)
+	if err != nil {
+		return core.Decision{}, fmt.Errorf("%w: %w", ErrRedis, err)
+	}
+	if cached && !d.Allowed {
+		s.cache.put(req, encs, at, d)
+	}
+	return d, nil
+}
+
+// localNow is the instant a cached denial is measured from: the caller's time
+// in caller-clock mode, else the local clock read before the call is sent (so
+// a cached denial ends no later than Redis's).
+func (s *Store) localNow(req core.TakeRequest) time.Time {
+	if s.cfg.callerClock {
+		return req.Now
+	}
+	return s.now()
+}
+
+// Reset forgets req's key under req's algorithm and limits (req.Cost and
+// req.Now are ignored), in Redis, with one script call that deletes its keys,
+// and in this store's local cache. Denials cached by other stores (other
+// application instances) run out on their own, at their RetryAfter. An invalid
+// algorithm or limit returns core's error; a failed call, one wrapping
+// ErrRedis.
+func (s *Store) Reset(ctx context.Context, req core.TakeRequest) error {
+	keys, encs, err := s.keys(req)
+	if err != nil {
+		return err
+	}
+	if s.cache != nil {
+		s.cache.forget(req, encs)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%w: %w", ErrRedis, err)
+	}
+	reply, err := s.backend.Eval(ctx, resetScript, keys, nil, nil)
+	if err == nil {
+		err = checkResetReply(reply, len(keys))
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrRedis, err)
+	}
+	if s.cache != nil {
+		s.cache.forget(req, encs) // a denial cached while the call was in flight
+	}
+	return nil
+}
+
+// Keys returns the Redis keys that hold req's state under its algorithm and
+// limits, one per limit in req's order, as Take names them (the package doc
+// gives the layout); req.Cost and req.Now are ignored. It is for an operator
+// looking into Redis, or a test. An invalid algorithm or limit returns core's
+// error.
+func (s *Store) Keys(req core.TakeRequest) ([]string, error) {
+	keys, _, err := s.keys(req)
+	return keys, err
+}
+
+func (s *Store) keys(req core.TakeRequest) ([]string, []*encodedLimit, error) {
+	encs, err := checkRequest(req, false, false, 0, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.cfg.appendKeys(make([]string, 0, len(encs)), req, encs), encs, nil
+}
