@@ -48,11 +48,3 @@ func TestPlanFollowsTheRequest(t *testing.T) {
 	req.Algorithm, req.Limits = GCRA, nil
 	require.Nil(t, req.prepared(), "no limits")
 }
-
-func TestFigures(t *testing.T) {
-	f, err := Every(7, time.Minute).WithBurst(3).Figures()
-	require.NoError(t, err)
-	require.Equal(t, Figures{Rate: 7, Period: 60_000_000, Burst: 3, Interval: 8_571_429, Tau: 25_714_287}, f)
-	_, err = Limit{Rate: 0, Period: time.Second}.Figures()
-	require.ErrorIs(t, err, ErrInvalidLimit)
-}

@@ -60,9 +60,9 @@ func (c *denyCache) identity(req core.TakeRequest, encs []*encodedLimit) uint64 
 	_, _ = h.WriteString(req.Key)
 	put(uint64(req.Algorithm))
 	for _, e := range encs {
-		put(uint64(e.fig.Rate))
-		put(uint64(e.fig.Period))
-		put(uint64(e.fig.Burst))
+		put(uint64(e.fig.rate))
+		put(uint64(e.fig.period))
+		put(uint64(e.fig.burst))
 	}
 	return h.Sum64()
 }

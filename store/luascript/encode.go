@@ -175,7 +175,7 @@ func writeEscaped(b *strings.Builder, s string, ns bool) {
 // request.
 type encodedLimit struct {
 	// fig are the limit's figures, which the local cache of denials hashes.
-	fig core.Figures
+	fig figures
 	// spec is the key's part for the limit: "<rate>/<period µs>/<burst>".
 	spec string
 	// The figures the scripts take: interval and tau for the meters, rate
@@ -183,7 +183,25 @@ type encodedLimit struct {
 	interval, tau, rate, period string
 }
 
-// limitCache maps core.Figures to *encodedLimit, for up to maxCachedLimits
+// figures are a limit's values in whole microseconds, exactly as core's
+// algorithms use them, so a script never divides differently from core.
+type figures struct {
+	rate, period, burst int64
+	interval, tau       int64 // Period/Rate rounded up; Burst*interval
+}
+
+// figuresOf checks l as core does (an error wraps core.ErrInvalidLimit; the
+// name is not the store's business) and returns its figures.
+func figuresOf(l core.Limit) (figures, error) {
+	l.Name = ""
+	if err := l.Validate(); err != nil {
+		return figures{}, err
+	}
+	iv, b := l.EmissionInterval().Microseconds(), l.EffectiveBurst()
+	return figures{rate: l.Rate, period: l.Period.Microseconds(), burst: b, interval: iv, tau: b * iv}, nil
+}
+
+// limitCache maps figures to *encodedLimit, for up to maxCachedLimits
 // limits; others are encoded on each use.
 var (
 	limitCache     sync.Map
@@ -195,7 +213,7 @@ const maxCachedLimits = 4096
 // encodeLimit checks l as core does (an error wraps core.ErrInvalidLimit) and
 // returns its encoding.
 func encodeLimit(l core.Limit) (*encodedLimit, error) {
-	f, err := l.Figures()
+	f, err := figuresOf(l)
 	if err != nil {
 		return nil, err
 	}
@@ -205,9 +223,9 @@ func encodeLimit(l core.Limit) (*encodedLimit, error) {
 	itoa := func(v int64) string { return strconv.FormatInt(v, 10) }
 	e := &encodedLimit{
 		fig:      f,
-		spec:     itoa(f.Rate) + "/" + itoa(f.Period) + "/" + itoa(f.Burst),
-		interval: itoa(f.Interval), tau: itoa(f.Tau),
-		rate: itoa(f.Rate), period: itoa(f.Period),
+		spec:     itoa(f.rate) + "/" + itoa(f.period) + "/" + itoa(f.burst),
+		interval: itoa(f.interval), tau: itoa(f.tau),
+		rate: itoa(f.rate), period: itoa(f.period),
 	}
 	if limitCacheSize.Load() < maxCachedLimits {
 		if _, loaded := limitCache.LoadOrStore(f, e); !loaded {
