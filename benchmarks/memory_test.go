@@ -19,7 +19,7 @@ import (
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/store/memory"
-	"github.com/ratewarden/ratewarden/store/storetest"
+	"github.com/ratewarden/ratewarden/testing/storetest"
 )
 
 // memRate is the limit every in-memory benchmark uses: high enough that the

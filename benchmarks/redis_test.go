@@ -25,8 +25,8 @@ import (
 
 	"github.com/ratewarden/ratewarden/core"
 	redisstore "github.com/ratewarden/ratewarden/store/redis"
-	"github.com/ratewarden/ratewarden/store/redistest"
 	rueidisstore "github.com/ratewarden/ratewarden/store/rueidis"
+	"github.com/ratewarden/ratewarden/testing/redistest"
 )
 
 // The Redis benchmarks decide requests for redisKeys keys at redisRate per

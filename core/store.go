@@ -7,7 +7,7 @@ import (
 
 // Store applies an algorithm to a key's state atomically (read, decide and
 // write in one step, never get-then-set across a network), deciding exactly as
-// [Algorithm.ApplyAll] does; package store/storetest checks it, and
+// [Algorithm.ApplyAll] does; package testing/storetest checks it, and
 // [TakeRequest.Decide] does it with the figures the Limiter computed once.
 // Optional extras (io.Closer, [Resetter]) are found by type assertion.
 type Store interface {

@@ -5,10 +5,10 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/ratewarden/ratewarden/adaptertest"
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
 	"github.com/ratewarden/ratewarden/stdhttp"
+	"github.com/ratewarden/ratewarden/testing/adaptertest"
 	"github.com/stretchr/testify/assert"
 )
 

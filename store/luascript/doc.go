@@ -100,6 +100,6 @@
 // A binding implements Backend.Eval for its client, sending EVALSHA and, on
 // NOSCRIPT, EVAL, never replaying a call that may have reached the server,
 // and hands it to New. Scripts lists the scripts, for a binding that loads them
-// ahead of use. Package store/redistest checks a Backend (redistest.Backend)
+// ahead of use. Package testing/redistest checks a Backend (redistest.Backend)
 // and the store over it against a real Redis.
 package luascript

@@ -14,7 +14,7 @@ import (
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/store/memory"
-	"github.com/ratewarden/ratewarden/store/storetest"
+	"github.com/ratewarden/ratewarden/testing/storetest"
 )
 
 func newStore(t *testing.T, opts ...memory.Option) *memory.Store {

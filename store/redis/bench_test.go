@@ -10,7 +10,7 @@ import (
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/store/luascript"
-	"github.com/ratewarden/ratewarden/store/redistest"
+	"github.com/ratewarden/ratewarden/testing/redistest"
 )
 
 // floorScript is the least a Redis rate limiter can do per decision: one

@@ -7,8 +7,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratewarden/ratewarden/core"
-	"github.com/ratewarden/ratewarden/store/redistest"
-	"github.com/ratewarden/ratewarden/store/storetest"
+	"github.com/ratewarden/ratewarden/testing/redistest"
+	"github.com/ratewarden/ratewarden/testing/storetest"
 )
 
 // conformanceOpts: the suite moves a manual clock, so the store decides at the

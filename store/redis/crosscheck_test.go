@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewarden/ratewarden/core"
-	"github.com/ratewarden/ratewarden/store/redistest"
-	"github.com/ratewarden/ratewarden/store/storetest"
+	"github.com/ratewarden/ratewarden/testing/redistest"
+	"github.com/ratewarden/ratewarden/testing/storetest"
 )
 
 // TestCrossCheckExtremes compares the scripts with core, decision by decision,

@@ -17,8 +17,8 @@ import (
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/store/luascript"
-	"github.com/ratewarden/ratewarden/store/redistest"
-	"github.com/ratewarden/ratewarden/store/storetest"
+	"github.com/ratewarden/ratewarden/testing/redistest"
+	"github.com/ratewarden/ratewarden/testing/storetest"
 )
 
 // dropProxy forwards TCP between a client and Redis and can be told to lose

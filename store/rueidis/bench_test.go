@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ratewarden/ratewarden/core"
-	"github.com/ratewarden/ratewarden/store/redistest"
+	"github.com/ratewarden/ratewarden/testing/redistest"
 )
 
 // BenchmarkTake measures decisions over 10,000 keys, at 1 goroutine and at 64

@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewarden/ratewarden/core"
-	"github.com/ratewarden/ratewarden/store/redistest"
-	"github.com/ratewarden/ratewarden/store/storetest"
+	"github.com/ratewarden/ratewarden/testing/redistest"
+	"github.com/ratewarden/ratewarden/testing/storetest"
 )
 
 // TestRestart: a Redis restarted mid-run (state and scripts gone) makes calls

@@ -15,8 +15,8 @@ import (
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/store/luascript"
-	"github.com/ratewarden/ratewarden/store/redistest"
-	"github.com/ratewarden/ratewarden/store/storetest"
+	"github.com/ratewarden/ratewarden/testing/redistest"
+	"github.com/ratewarden/ratewarden/testing/storetest"
 )
 
 // conformanceOpts: the suite moves a manual clock, so the store decides at the

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewarden/ratewarden/httplimit"
-	"github.com/ratewarden/ratewarden/store/redistest"
+	"github.com/ratewarden/ratewarden/testing/redistest"
 )
 
 // -store redis:// and redis-cluster:// build a limiter that decides in a real

@@ -3,7 +3,7 @@ package redistest_test
 import (
 	"fmt"
 
-	"github.com/ratewarden/ratewarden/store/redistest"
+	"github.com/ratewarden/ratewarden/testing/redistest"
 )
 
 // A test calls redistest.Start(t) for a single server, or

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/ratewarden/ratewarden/core"
-	"github.com/ratewarden/ratewarden/store/storetest"
+	"github.com/ratewarden/ratewarden/testing/storetest"
 )
 
 // The Reference store decides with core's pure algorithms; the suite compares

@@ -5,7 +5,7 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/ratewarden/ratewarden/adaptertest"
+	"github.com/ratewarden/ratewarden/testing/adaptertest"
 )
 
 // An app under test turns the PeerHeader into its peer address, so one test

@@ -15,7 +15,7 @@ import (
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/store/luascript"
-	"github.com/ratewarden/ratewarden/store/storetest"
+	"github.com/ratewarden/ratewarden/testing/storetest"
 )
 
 // The checks below are shared by the Redis bindings (store/redis and
