@@ -9,7 +9,7 @@
 // keys, decide identically, and can share a Redis:
 //
 //	client := redis.NewClient(&redis.Options{Addr: "localhost:6379", ContextTimeoutEnabled: true})
-//	store, err := redisstore.New(client, redisstore.WithPrefix("myapp:rl:"))
+//	store, err := redisstore.New(client, luascript.WithPrefix("myapp:rl:"))
 //	limiter, err := core.NewLimiter(store, core.GCRA, core.PerSecond(10))
 //
 // # One atomic round trip per decision

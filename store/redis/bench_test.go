@@ -24,7 +24,7 @@ func BenchmarkTake(b *testing.B) {
 	srv := redistest.Start(b)
 	client := redis.NewClient(&redis.Options{Addr: srv.Addr(), ContextTimeoutEnabled: true, PoolSize: 64})
 	b.Cleanup(func() { _ = client.Close() })
-	st := newStore(b, client, WithLocalCache(0))
+	st := newStore(b, client, luascript.WithLocalCache(0))
 	keys := make([]string, 10_000)
 	for i := range keys {
 		keys[i] = "user-" + strconv.Itoa(i)
@@ -77,7 +77,7 @@ func BenchmarkFlood(b *testing.B) {
 	b.Cleanup(func() { _ = client.Close() })
 	for _, size := range []int{0, luascript.DefaultLocalCacheSize} {
 		b.Run("cache="+strconv.Itoa(size), func(b *testing.B) {
-			st := newStore(b, client, WithLocalCache(size))
+			st := newStore(b, client, luascript.WithLocalCache(size))
 			req := core.TakeRequest{Key: "flooded", Algorithm: core.GCRA, Limits: []core.Limit{core.PerHour(1)}, Cost: 1}
 			if _, err := st.Take(bg, req); err != nil {
 				b.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/store/luascript"
 	"github.com/ratewarden/ratewarden/testing/redistest"
 	"github.com/ratewarden/ratewarden/testing/storetest"
 )
@@ -16,8 +17,8 @@ import (
 // clock while the manual one stands still; the suite compares every field, and
 // cached denials repeat their Remaining, so the cache is off (its own test
 // compares it with Redis).
-func conformanceOpts() []Option {
-	return []Option{WithCallerClock(), WithMinTTL(time.Hour), WithLocalCache(0)}
+func conformanceOpts() []luascript.Option {
+	return []luascript.Option{luascript.WithCallerClock(), luascript.WithMinTTL(time.Hour), luascript.WithLocalCache(0)}
 }
 
 func TestConformanceSingle(t *testing.T) {

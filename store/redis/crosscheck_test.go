@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/store/luascript"
 	"github.com/ratewarden/ratewarden/testing/redistest"
 	"github.com/ratewarden/ratewarden/testing/storetest"
 )
@@ -32,7 +33,7 @@ func TestCrossCheckExtremes(t *testing.T) {
 	starts := []time.Time{storetest.Start, time.UnixMicro(core.MaxTime - int64(48*time.Hour/time.Microsecond)), time.UnixMicro(1)}
 	for _, alg := range core.Algorithms() {
 		t.Run(alg.String(), func(t *testing.T) {
-			st := newStore(t, client, WithCallerClock(), WithMinTTL(time.Hour), WithLocalCache(0))
+			st := newStore(t, client, luascript.WithCallerClock(), luascript.WithMinTTL(time.Hour), luascript.WithLocalCache(0))
 			ref := storetest.NewReference()
 			rng := rand.New(rand.NewPCG(uint64(alg), 42))
 			for seq := range 12 {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ratewarden/ratewarden/store/luascript"
 	redisstore "github.com/ratewarden/ratewarden/store/redis"
 )
 
@@ -20,10 +21,10 @@ func ExampleNew() {
 
 	client := redis.NewClient(&redis.Options{Addr: "localhost:6379", ContextTimeoutEnabled: true})
 	defer client.Close()
-	_, err = redisstore.New(client, redisstore.WithPrefix("myapp{ratelimit}:"))
+	_, err = redisstore.New(client, luascript.WithPrefix("myapp{ratelimit}:"))
 	fmt.Println(err)
 
-	store, err := redisstore.New(client, redisstore.WithPrefix("myapp:rl:"), redisstore.WithLocalCache(4096))
+	store, err := redisstore.New(client, luascript.WithPrefix("myapp:rl:"), luascript.WithLocalCache(4096))
 	fmt.Println(store != nil, err)
 	// Output:
 	// redisstore: unusable client: the client ignores context deadlines; create it with ContextTimeoutEnabled: true in its options

@@ -92,7 +92,7 @@ func testLostReply(t *testing.T, addr string) {
 	p := startDropProxy(t, addr)
 	client := redis.NewClient(&redis.Options{Addr: p.ln.Addr().String(), ContextTimeoutEnabled: true, MaxRetries: 5})
 	t.Cleanup(func() { _ = client.Close() })
-	st := newStore(t, client, WithLocalCache(0))
+	st := newStore(t, client, luascript.WithLocalCache(0))
 	req := core.TakeRequest{Key: "lost", Algorithm: core.FixedWindow, Limits: []core.Limit{core.PerHour(10)}, Cost: 1}
 	d, err := st.Take(bg, req)
 	require.NoError(t, err)
@@ -101,7 +101,7 @@ func testLostReply(t *testing.T, addr string) {
 	before := commandCalls(t, addr)
 	p.drop.Store(true)
 	_, err = st.Take(bg, req)
-	require.ErrorIs(t, err, ErrRedis)
+	require.ErrorIs(t, err, luascript.ErrRedis)
 	calls := diffCalls(before, commandCalls(t, addr))
 	assert.Equal(t, int64(1), calls["evalsha"], "the script ran once and was not replayed: %v", calls)
 
@@ -116,7 +116,7 @@ func testLostReply(t *testing.T, addr string) {
 func TestRestart(t *testing.T) {
 	srv := redistest.StartLocal(t)
 	client := newClient(t, srv.Addr())
-	st := newStore(t, client, WithLocalCache(0))
+	st := newStore(t, client, luascript.WithLocalCache(0))
 	req := core.TakeRequest{Key: "r", Algorithm: core.SlidingLog, Limits: []core.Limit{core.PerHour(100)}, Cost: 1}
 	for range 5 {
 		_, err := st.Take(bg, req)
@@ -133,7 +133,7 @@ func TestRestart(t *testing.T) {
 		if err == nil {
 			break
 		}
-		require.ErrorIs(t, err, ErrRedis)
+		require.ErrorIs(t, err, luascript.ErrRedis)
 		errs++
 	}
 	t.Logf("errors after the restart: %d", errs)
@@ -146,7 +146,7 @@ func TestRestart(t *testing.T) {
 }
 
 // TestStopped: with Redis gone (killed) or hung (paused), every call returns an
-// error wrapping ErrRedis within its context's deadline, and no goroutine is
+// error wrapping luascript.ErrRedis within its context's deadline, and no goroutine is
 // left behind.
 func TestStopped(t *testing.T) {
 	for _, mode := range []string{"killed", "paused"} {
@@ -166,7 +166,7 @@ func TestStopped(t *testing.T) {
 			}
 			late, failed := hammer(st, req)
 			assert.Equal(t, int64(0), late, "calls that outlived their deadline")
-			assert.Equal(t, int64(96), failed, "calls that failed with ErrRedis")
+			assert.Equal(t, int64(96), failed, "calls that failed with luascript.ErrRedis")
 			settled := false
 			for range 100 {
 				if runtime.NumGoroutine() <= base+2 {
@@ -194,7 +194,7 @@ func TestStopped(t *testing.T) {
 func TestTakeRejectsBadRequestsWithoutRedis(t *testing.T) {
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", ContextTimeoutEnabled: true})
 	defer client.Close()
-	st, err := New(client, WithCallerClock())
+	st, err := New(client, luascript.WithCallerClock())
 	require.NoError(t, err)
 	good := core.TakeRequest{Key: "k", Algorithm: core.GCRA, Limits: []core.Limit{core.PerSecond(1)}, Cost: 1, Now: storetest.Start}
 	tests := []struct {
@@ -206,7 +206,7 @@ func TestTakeRejectsBadRequestsWithoutRedis(t *testing.T) {
 		{"no limits", func(r *core.TakeRequest) { r.Limits = nil }, core.ErrInvalidLimit},
 		{"bad algorithm", func(r *core.TakeRequest) { r.Algorithm = 42 }, core.ErrInvalidAlgorithm},
 		{"zero time", func(r *core.TakeRequest) { r.Now = time.Time{} }, core.ErrClock},
-		{"unreachable redis", func(r *core.TakeRequest) {}, ErrRedis},
+		{"unreachable redis", func(r *core.TakeRequest) {}, luascript.ErrRedis},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -221,13 +221,13 @@ func TestTakeRejectsBadRequestsWithoutRedis(t *testing.T) {
 	cancel()
 	_, err = st.Take(ctx, good)
 	assert.ErrorIs(t, err, context.Canceled)
-	assert.ErrorIs(t, err, ErrRedis)
+	assert.ErrorIs(t, err, luascript.ErrRedis)
 }
 
 // hammer has 32 goroutines call st.Take 3 times each, with a deadline of
 // 200 ms, and counts the calls that outlived it by more than a loaded CI
 // machine explains (go-redis alone would wait ReadTimeout, 3 s, per try), and
-// those that failed with ErrRedis.
+// those that failed with luascript.ErrRedis.
 func hammer(st core.Store, req core.TakeRequest) (late, failed int64) {
 	const deadline = 200 * time.Millisecond
 	var wg sync.WaitGroup
@@ -244,7 +244,7 @@ func hammer(st core.Store, req core.TakeRequest) (late, failed int64) {
 				if time.Since(start) > deadline+700*time.Millisecond {
 					nlate.Add(1)
 				}
-				if errors.Is(err, ErrRedis) {
+				if errors.Is(err, luascript.ErrRedis) {
 					nfailed.Add(1)
 				}
 			}

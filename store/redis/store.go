@@ -4,16 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratewarden/ratewarden/store/luascript"
 )
-
-// ErrRedis is luascript.ErrRedis: Redis could not decide. Every error a store
-// returns wraps it or one of core's sentinels.
-var ErrRedis = luascript.ErrRedis
 
 // ErrClient reports a client the store cannot use safely: nil, or one that
 // ignores context deadlines.
@@ -27,7 +22,7 @@ var ErrClient = errors.New("redisstore: unusable client")
 // ReadTimeout instead of its context's deadline), and an error wrapping
 // core.ErrInvalidOption for an invalid option. The store never closes the
 // client.
-func New(client redis.UniversalClient, opts ...Option) (*luascript.Store, error) {
+func New(client redis.UniversalClient, opts ...luascript.Option) (*luascript.Store, error) {
 	if client == nil {
 		return nil, fmt.Errorf("%w: nil client", ErrClient)
 	}
@@ -103,19 +98,3 @@ func (b backend) Eval(ctx context.Context, sc *luascript.Script, keys, args []st
 	}
 	return dst, nil
 }
-
-// Option configures a store: luascript.Option, named here so that a user
-// needs no second import.
-type Option = luascript.Option
-
-// WithPrefix is luascript.WithPrefix: keys start with prefix.
-func WithPrefix(prefix string) Option { return luascript.WithPrefix(prefix) }
-
-// WithCallerClock is luascript.WithCallerClock: decide at TakeRequest.Now.
-func WithCallerClock() Option { return luascript.WithCallerClock() }
-
-// WithMinTTL is luascript.WithMinTTL: a floor on every key's time to live.
-func WithMinTTL(d time.Duration) Option { return luascript.WithMinTTL(d) }
-
-// WithLocalCache is luascript.WithLocalCache: how many denials to remember.
-func WithLocalCache(size int) Option { return luascript.WithLocalCache(size) }

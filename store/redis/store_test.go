@@ -28,18 +28,18 @@ func TestNewRejects(t *testing.T) {
 	tests := []struct {
 		name   string
 		client redis.UniversalClient
-		opts   []Option
+		opts   []luascript.Option
 		want   error
 	}{
 		{"nil client", nil, nil, ErrClient},
 		{"client ignoring deadlines", redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}), nil, ErrClient},
 		{"cluster client ignoring deadlines", redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}}), nil, ErrClient},
 		{"ring ignoring deadlines", redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"a": "127.0.0.1:1"}}), nil, ErrClient},
-		{"nil option", good, []Option{nil}, core.ErrInvalidOption},
-		{"brace in prefix", good, []Option{WithPrefix("a{b}")}, core.ErrInvalidOption},
-		{"negative min TTL", good, []Option{WithMinTTL(-time.Second)}, core.ErrInvalidOption},
-		{"negative cache size", good, []Option{WithLocalCache(-1)}, core.ErrInvalidOption},
-		{"huge cache", good, []Option{WithLocalCache(1 << 30)}, core.ErrInvalidOption},
+		{"nil option", good, []luascript.Option{nil}, core.ErrInvalidOption},
+		{"brace in prefix", good, []luascript.Option{luascript.WithPrefix("a{b}")}, core.ErrInvalidOption},
+		{"negative min TTL", good, []luascript.Option{luascript.WithMinTTL(-time.Second)}, core.ErrInvalidOption},
+		{"negative cache size", good, []luascript.Option{luascript.WithLocalCache(-1)}, core.ErrInvalidOption},
+		{"huge cache", good, []luascript.Option{luascript.WithLocalCache(1 << 30)}, core.ErrInvalidOption},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,7 +51,7 @@ func TestNewRejects(t *testing.T) {
 			assert.True(t, strings.HasPrefix(err.Error(), "redisstore: "), err.Error())
 		})
 	}
-	s, err := New(good, WithLocalCache(0), WithPrefix(""), WithCallerClock(), WithMinTTL(time.Second))
+	s, err := New(good, luascript.WithLocalCache(0), luascript.WithPrefix(""), luascript.WithCallerClock(), luascript.WithMinTTL(time.Second))
 	require.NoError(t, err)
 	assert.NotNil(t, s, "every option is luascript's, tested there (the cache that is off included)")
 }
@@ -66,7 +66,7 @@ func TestSingle(t *testing.T) {
 	})
 	t.Run("ServerTime", func(t *testing.T) { testServerTime(t, client) })
 	t.Run("TTLAndKeys", func(t *testing.T) { testTTLAndKeys(t, client) })
-	stores := func(t testing.TB, opts ...Option) core.Store { return newStore(t, client, opts...) }
+	stores := func(t testing.TB, opts ...luascript.Option) core.Store { return newStore(t, client, opts...) }
 	scriptCalls := func(t testing.TB) int64 {
 		c := commandCalls(t, srv.Addr())
 		return c["evalsha"] + c["eval"]
@@ -103,7 +103,7 @@ func testOneRoundTrip(t *testing.T, client redis.UniversalClient, addrs ...strin
 	for _, alg := range core.Algorithms() {
 		for _, limits := range [][]core.Limit{{core.PerMinute(1000)}, {core.PerMinute(1000), core.PerHour(5000)}} {
 			t.Run(fmt.Sprintf("%s/%d", alg, len(limits)), func(t *testing.T) {
-				st := newStore(t, client, WithLocalCache(0))
+				st := newStore(t, client, luascript.WithLocalCache(0))
 				req := core.TakeRequest{Key: "rt", Algorithm: alg, Limits: limits, Cost: 1}
 				_, err := st.Take(bg, req) // may load the script with EVAL
 				require.NoError(t, err)
@@ -195,7 +195,7 @@ func testExactnessWith(t *testing.T, dial func(t *testing.T) redis.UniversalClie
 	prefix := testPrefix()
 	stores := make([]*luascript.Store, 4)
 	for i := range stores {
-		s, err := New(dial(t), WithPrefix(prefix), WithCallerClock(), WithMinTTL(time.Hour), WithLocalCache(cache))
+		s, err := New(dial(t), luascript.WithPrefix(prefix), luascript.WithCallerClock(), luascript.WithMinTTL(time.Hour), luascript.WithLocalCache(cache))
 		require.NoError(t, err)
 		stores[i] = s
 	}
@@ -267,7 +267,7 @@ func testTTLAndKeys(t *testing.T, client *redis.Client) {
 	for _, alg := range core.Algorithms() {
 		t.Run(alg.String(), func(t *testing.T) {
 			prefix := testPrefix()
-			st, err := New(client, WithPrefix(prefix))
+			st, err := New(client, luascript.WithPrefix(prefix))
 			require.NoError(t, err)
 			for _, key := range []string{"plain", "with{braces}", strings.Repeat("long", 100)} {
 				for _, ls := range [][]core.Limit{limits[:1], limits} {
@@ -309,7 +309,7 @@ func testTTLAndKeys(t *testing.T, client *redis.Client) {
 // testNoCrossSlot: several limits on one request touch several keys; they
 // share a hash tag, so a cluster never answers CROSSSLOT, whatever the key.
 func testNoCrossSlot(t *testing.T, client *redis.ClusterClient) {
-	st := newStore(t, client, WithCallerClock(), WithMinTTL(time.Hour))
+	st := newStore(t, client, luascript.WithCallerClock(), luascript.WithMinTTL(time.Hour))
 	limits := []core.Limit{core.PerSecond(5), core.PerMinute(50), core.PerHour(500)}
 	slots := map[int64]bool{}
 	for _, alg := range core.Algorithms() {

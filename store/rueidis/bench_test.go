@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/store/luascript"
 	"github.com/ratewarden/ratewarden/testing/redistest"
 )
 
@@ -16,7 +17,7 @@ import (
 // round trip.
 func BenchmarkTake(b *testing.B) {
 	srv := redistest.Start(b)
-	st := newStore(b, newClient(b, srv.Addr()), WithLocalCache(0))
+	st := newStore(b, newClient(b, srv.Addr()), luascript.WithLocalCache(0))
 	keys := make([]string, 10_000)
 	for i := range keys {
 		keys[i] = "user-" + strconv.Itoa(i)

@@ -9,6 +9,7 @@ import (
 	"github.com/redis/rueidis"
 
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/store/luascript"
 	rueidisstore "github.com/ratewarden/ratewarden/store/rueidis"
 )
 
@@ -30,7 +31,7 @@ func Example() {
 		return
 	}
 	defer client.Close()
-	store, err := rueidisstore.New(client, rueidisstore.WithPrefix("myapp:rl:"))
+	store, err := rueidisstore.New(client, luascript.WithPrefix("myapp:rl:"))
 	if err != nil {
 		fmt.Println(err)
 		return

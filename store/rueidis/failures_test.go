@@ -14,17 +14,18 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/store/luascript"
 	"github.com/ratewarden/ratewarden/testing/redistest"
 	"github.com/ratewarden/ratewarden/testing/storetest"
 )
 
 // TestRestart: a Redis restarted mid-run (state and scripts gone) makes calls
-// fail with ErrRedis while it is down, never panics, and decisions resume on a
+// fail with luascript.ErrRedis while it is down, never panics, and decisions resume on a
 // fresh state once it is back, the script reloaded.
 func TestRestart(t *testing.T) {
 	srv := redistest.StartLocal(t)
 	client := newClient(t, srv.Addr())
-	st := newStore(t, client, WithCallerClock(), WithLocalCache(0))
+	st := newStore(t, client, luascript.WithCallerClock(), luascript.WithLocalCache(0))
 	req := core.TakeRequest{Key: "k", Algorithm: core.FixedWindow, Limits: []core.Limit{core.PerMinute(2)}, Cost: 1, Now: storetest.Start}
 	ctx := context.Background()
 	for range 2 {
@@ -47,7 +48,7 @@ func TestRestart(t *testing.T) {
 			ok = true
 			break
 		}
-		require.ErrorIs(t, err, ErrRedis)
+		require.ErrorIs(t, err, luascript.ErrRedis)
 	}
 	require.True(t, ok, "no decision after the restart")
 	assert.True(t, d.Allowed)
@@ -55,7 +56,7 @@ func TestRestart(t *testing.T) {
 }
 
 // TestStopped: a Redis that stops answering costs a call its context's
-// deadline, and the error wraps ErrRedis and the context's error.
+// deadline, and the error wraps luascript.ErrRedis and the context's error.
 func TestStopped(t *testing.T) {
 	srv := redistest.StartLocal(t)
 	client := newClient(t, srv.Addr())
@@ -77,7 +78,7 @@ func TestStopped(t *testing.T) {
 			began := time.Now()
 			_, err := st.Take(ctx, req)
 			took := time.Since(began)
-			assert.ErrorIs(t, err, ErrRedis)
+			assert.ErrorIs(t, err, luascript.ErrRedis)
 			assert.ErrorIs(t, err, context.DeadlineExceeded)
 			assert.Less(t, took, deadline+time.Second)
 		}()
@@ -87,13 +88,13 @@ func TestStopped(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err = st.Take(ctx, req)
-	assert.ErrorIs(t, err, ErrRedis)
+	assert.ErrorIs(t, err, luascript.ErrRedis)
 	assert.ErrorIs(t, err, context.Canceled)
 }
 
 // TestLostReplyNotReplayed puts a proxy between the client and Redis that
 // passes the script call on and then cuts the connection instead of passing
-// the reply back: the store reports ErrRedis, and Redis ran the script exactly
+// the reply back: the store reports luascript.ErrRedis, and Redis ran the script exactly
 // once (the request was counted once, not replayed).
 func TestLostReplyNotReplayed(t *testing.T) {
 	srv := redistest.Start(t)
@@ -102,22 +103,22 @@ func TestLostReplyNotReplayed(t *testing.T) {
 	req := core.TakeRequest{Key: "lost", Algorithm: core.FixedWindow, Limits: []core.Limit{core.PerMinute(10)}, Cost: 1, Now: storetest.Start}
 	ctx := context.Background()
 	// Load the script, so the proxied call is one EVALSHA.
-	_, err := newStore(t, direct, WithPrefix(prefix), WithCallerClock(), WithMinTTL(time.Hour)).Take(ctx, core.TakeRequest{Key: "other", Algorithm: req.Algorithm, Limits: req.Limits, Cost: 1, Now: req.Now})
+	_, err := newStore(t, direct, luascript.WithPrefix(prefix), luascript.WithCallerClock(), luascript.WithMinTTL(time.Hour)).Take(ctx, core.TakeRequest{Key: "other", Algorithm: req.Algorithm, Limits: req.Limits, Cost: 1, Now: req.Now})
 	require.NoError(t, err)
 
 	var cut atomic.Bool
 	proxy := startProxy(t, srv.Addr(), &cut)
 	client := newClient(t, proxy)
-	st := newStore(t, client, WithPrefix(prefix), WithCallerClock(), WithMinTTL(time.Hour))
+	st := newStore(t, client, luascript.WithPrefix(prefix), luascript.WithCallerClock(), luascript.WithMinTTL(time.Hour))
 	before := commandCalls(t, direct)
 	cut.Store(true)
 	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	_, err = st.Take(cctx, req)
-	require.ErrorIs(t, err, ErrRedis)
+	require.ErrorIs(t, err, luascript.ErrRedis)
 	assert.Equal(t, map[string]int64{"evalsha": 1}, roundTrips(diffCalls(before, commandCalls(t, direct))))
 
-	d, err := newStore(t, direct, WithPrefix(prefix), WithCallerClock(), WithMinTTL(time.Hour)).Take(ctx, req)
+	d, err := newStore(t, direct, luascript.WithPrefix(prefix), luascript.WithCallerClock(), luascript.WithMinTTL(time.Hour)).Take(ctx, req)
 	require.NoError(t, err)
 	assert.Equal(t, int64(8), d.Remaining, "the lost call was counted once")
 }

@@ -30,9 +30,9 @@ func testPrefix() string {
 	return fmt.Sprintf("rwtest%x:", rand.Uint64())
 }
 
-func newStore(t testing.TB, c rueidis.Client, opts ...Option) *luascript.Store {
+func newStore(t testing.TB, c rueidis.Client, opts ...luascript.Option) *luascript.Store {
 	t.Helper()
-	s, err := New(c, append([]Option{WithPrefix(testPrefix())}, opts...)...)
+	s, err := New(c, append([]luascript.Option{luascript.WithPrefix(testPrefix())}, opts...)...)
 	require.NoError(t, err)
 	return s
 }

@@ -24,8 +24,8 @@ import (
 // own clock while the manual one stands still; the suite compares every
 // field, and cached denials repeat their Remaining, so the cache is off
 // (TestCacheMatchesRedis compares it with Redis).
-func conformanceOpts() []Option {
-	return []Option{WithCallerClock(), WithMinTTL(time.Hour), WithLocalCache(0)}
+func conformanceOpts() []luascript.Option {
+	return []luascript.Option{luascript.WithCallerClock(), luascript.WithMinTTL(time.Hour), luascript.WithLocalCache(0)}
 }
 
 func TestConformanceSingle(t *testing.T) {
@@ -71,7 +71,7 @@ func TestExactness(t *testing.T) {
 			prefix := testPrefix()
 			stores := make([]*luascript.Store, instances)
 			for i := range stores {
-				stores[i] = newStore(t, newClient(t, addrs...), WithPrefix(prefix), WithCallerClock(), WithMinTTL(time.Hour))
+				stores[i] = newStore(t, newClient(t, addrs...), luascript.WithPrefix(prefix), luascript.WithCallerClock(), luascript.WithMinTTL(time.Hour))
 			}
 			for _, alg := range core.Algorithms() {
 				t.Run(alg.String(), func(t *testing.T) {
@@ -122,7 +122,7 @@ func TestOneRoundTrip(t *testing.T) {
 			{core.PerSecond(5), core.PerMinute(20)},
 		} {
 			t.Run(alg.String()+"/"+strconv.Itoa(len(limits)), func(t *testing.T) {
-				st := newStore(t, client, WithLocalCache(0))
+				st := newStore(t, client, luascript.WithLocalCache(0))
 				req := core.TakeRequest{Key: "k", Algorithm: alg, Limits: limits, Cost: 1}
 				_, err := st.Take(context.Background(), req) // loads the script
 				require.NoError(t, err)
@@ -145,7 +145,7 @@ func TestServerClock(t *testing.T) {
 	srv := redistest.Start(t)
 	client := newClient(t, srv.Addr())
 	prefix := testPrefix()
-	st := newStore(t, client, WithPrefix(prefix))
+	st := newStore(t, client, luascript.WithPrefix(prefix))
 	req := core.TakeRequest{Key: "clock", Algorithm: core.GCRA, Limits: []core.Limit{core.PerMinute(2)}, Cost: 1}
 	ctx := context.Background()
 	for i := range 2 {
@@ -170,7 +170,7 @@ func TestServerClock(t *testing.T) {
 func TestScriptFlushed(t *testing.T) {
 	srv := redistest.Start(t)
 	client := newClient(t, srv.Addr())
-	st := newStore(t, client, WithCallerClock())
+	st := newStore(t, client, luascript.WithCallerClock())
 	req := core.TakeRequest{Key: "k", Algorithm: core.SlidingWindow, Limits: []core.Limit{core.PerSecond(3)}, Cost: 1, Now: storetest.Start}
 	ctx := context.Background()
 	_, err := st.Take(ctx, req)
@@ -197,17 +197,17 @@ func TestNewErrors(t *testing.T) {
 	tests := []struct {
 		name   string
 		client rueidis.Client
-		opts   []Option
+		opts   []luascript.Option
 		want   error
 	}{
 		{"nil client", nil, nil, ErrClient},
-		{"nil option", client, []Option{nil}, core.ErrInvalidOption},
-		{"brace in prefix", client, []Option{WithPrefix("app{x}:")}, core.ErrInvalidOption},
-		{"long prefix", client, []Option{WithPrefix(string(make([]byte, 257)))}, core.ErrInvalidOption},
-		{"negative min TTL", client, []Option{WithMinTTL(-time.Second)}, core.ErrInvalidOption},
-		{"negative cache size", client, []Option{WithLocalCache(-1)}, core.ErrInvalidOption},
-		{"huge cache", client, []Option{WithLocalCache(1 << 30)}, core.ErrInvalidOption},
-		{"huge min TTL", client, []Option{WithMinTTL(core.MaxPeriod + time.Hour)}, core.ErrInvalidOption},
+		{"nil option", client, []luascript.Option{nil}, core.ErrInvalidOption},
+		{"brace in prefix", client, []luascript.Option{luascript.WithPrefix("app{x}:")}, core.ErrInvalidOption},
+		{"long prefix", client, []luascript.Option{luascript.WithPrefix(string(make([]byte, 257)))}, core.ErrInvalidOption},
+		{"negative min TTL", client, []luascript.Option{luascript.WithMinTTL(-time.Second)}, core.ErrInvalidOption},
+		{"negative cache size", client, []luascript.Option{luascript.WithLocalCache(-1)}, core.ErrInvalidOption},
+		{"huge cache", client, []luascript.Option{luascript.WithLocalCache(1 << 30)}, core.ErrInvalidOption},
+		{"huge min TTL", client, []luascript.Option{luascript.WithMinTTL(core.MaxPeriod + time.Hour)}, core.ErrInvalidOption},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -216,15 +216,15 @@ func TestNewErrors(t *testing.T) {
 			assert.Nil(t, st)
 		})
 	}
-	_, err := New(client, WithPrefix(""), WithCallerClock(), WithMinTTL(time.Minute), WithLocalCache(0))
+	_, err := New(client, luascript.WithPrefix(""), luascript.WithCallerClock(), luascript.WithMinTTL(time.Minute), luascript.WithLocalCache(0))
 	require.NoError(t, err)
 	// The local cache is on by default: a denied key is denied again without
 	// a script call; with the cache off, every request is one.
 	for _, tc := range []struct {
 		name  string
-		opts  []Option
+		opts  []luascript.Option
 		calls int64
-	}{{"default", nil, 0}, {"cache off", []Option{WithLocalCache(0)}, 5}} {
+	}{{"default", nil, 0}, {"cache off", []luascript.Option{luascript.WithLocalCache(0)}, 5}} {
 		st := newStore(t, client, tc.opts...)
 		req := core.TakeRequest{Key: "k", Algorithm: core.GCRA, Limits: []core.Limit{core.PerHour(1)}, Cost: 1}
 		for range 2 {
@@ -246,7 +246,7 @@ func TestNewErrors(t *testing.T) {
 func TestBadRequests(t *testing.T) {
 	srv := redistest.Start(t)
 	client := newClient(t, srv.Addr())
-	st := newStore(t, client, WithCallerClock())
+	st := newStore(t, client, luascript.WithCallerClock())
 	good := core.TakeRequest{Key: "k", Algorithm: core.GCRA, Limits: []core.Limit{core.PerSecond(1)}, Cost: 1, Now: storetest.Start}
 	tests := []struct {
 		name string
@@ -266,7 +266,7 @@ func TestBadRequests(t *testing.T) {
 			tt.edit(&req)
 			_, err := st.Take(context.Background(), req)
 			require.ErrorIs(t, err, tt.want)
-			assert.False(t, errors.Is(err, ErrRedis))
+			assert.False(t, errors.Is(err, luascript.ErrRedis))
 		})
 	}
 	assert.Empty(t, diffCalls(before, commandCalls(t, client)))
@@ -277,7 +277,7 @@ func TestBadRequests(t *testing.T) {
 func TestBindingChecks(t *testing.T) {
 	srv := redistest.Start(t)
 	client := newClient(t, srv.Addr())
-	stores := func(t testing.TB, opts ...Option) core.Store { return newStore(t, client, opts...) }
+	stores := func(t testing.TB, opts ...luascript.Option) core.Store { return newStore(t, client, opts...) }
 	scriptCalls := func(t testing.TB) int64 {
 		c := commandCalls(t, client)
 		return c["evalsha"] + c["eval"]
