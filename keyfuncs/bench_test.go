@@ -7,6 +7,7 @@ import (
 
 	"github.com/ratewarden/ratewarden/internal/fakereq"
 	"github.com/ratewarden/ratewarden/keyfuncs"
+	"github.com/ratewarden/ratewarden/stdhttp"
 )
 
 func benchKey(b *testing.B, kf keyfuncs.Func, r keyfuncs.Request) {
@@ -78,9 +79,9 @@ func BenchmarkIPNetHTTP(b *testing.B) {
 	}
 	r := httptest.NewRequest(http.MethodGet, "/", nil)
 	r.RemoteAddr = "203.0.113.7:51234"
-	b.Run("peer", func(b *testing.B) { benchKey(b, peerOnly, httpRequest{r}) })
+	b.Run("peer", func(b *testing.B) { benchKey(b, peerOnly, stdhttp.View(r)) })
 	rx := httptest.NewRequest(http.MethodGet, "/", nil)
 	rx.RemoteAddr = "10.0.0.1:51234"
 	rx.Header.Set("X-Forwarded-For", "6.6.6.6, 203.0.113.7, 10.0.0.2")
-	b.Run("trusted-xff", func(b *testing.B) { benchKey(b, trusted, httpRequest{rx}) })
+	b.Run("trusted-xff", func(b *testing.B) { benchKey(b, trusted, stdhttp.View(rx)) })
 }

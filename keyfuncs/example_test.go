@@ -6,18 +6,8 @@ import (
 	"net/http/httptest"
 
 	"github.com/ratewarden/ratewarden/keyfuncs"
+	"github.com/ratewarden/ratewarden/stdhttp"
 )
-
-// httpRequest is the keyfuncs.Request view of a *http.Request, as the stdhttp
-// adapter builds it.
-type httpRequest struct{ r *http.Request }
-
-func (h httpRequest) RemoteAddr() string                { return h.r.RemoteAddr }
-func (h httpRequest) Header(name string) string         { return h.r.Header.Get(name) }
-func (h httpRequest) HeaderValues(name string) []string { return h.r.Header.Values(name) }
-func (h httpRequest) Method() string                    { return h.r.Method }
-func (h httpRequest) Path() string                      { return h.r.URL.Path }
-func (h httpRequest) Route() string                     { return h.r.Pattern }
 
 func ExampleIP() {
 	// Behind a load balancer at 10.0.0.0/8: the client is the rightmost
@@ -30,17 +20,17 @@ func ExampleIP() {
 	r := httptest.NewRequest(http.MethodGet, "/", nil)
 	r.RemoteAddr = "10.0.0.7:51000"
 	r.Header.Set("X-Forwarded-For", "6.6.6.6, 203.0.113.9, 10.0.0.12") // 6.6.6.6 is the client's own invention
-	k, _ := key(httpRequest{r})
+	k, _ := key(stdhttp.View(r))
 	fmt.Println(k)
 
 	// The same header from a peer that is not a trusted proxy is ignored.
 	r.RemoteAddr = "198.51.100.4:40000"
-	k, _ = key(httpRequest{r})
+	k, _ = key(stdhttp.View(r))
 	fmt.Println(k)
 
 	// IPv6 clients are grouped by /64.
 	r.RemoteAddr = "[2001:db8:aa:bb:1234:5678:9abc:def0]:443"
-	k, _ = key(httpRequest{r})
+	k, _ = key(stdhttp.View(r))
 	fmt.Println(k)
 	// Output:
 	// 203.0.113.9
@@ -55,11 +45,11 @@ func ExampleHeader() {
 	}
 	r := httptest.NewRequest(http.MethodGet, "/", nil)
 	r.Header.Set("X-API-Key", "team-42")
-	k, err := key(httpRequest{r})
+	k, err := key(stdhttp.View(r))
 	fmt.Println(k, err)
 
 	r.Header.Del("X-API-Key")
-	_, err = key(httpRequest{r})
+	_, err = key(stdhttp.View(r))
 	fmt.Println(err)
 	// Output:
 	// team-42 <nil>
@@ -78,7 +68,7 @@ func ExampleCompose() {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /users/{id}", func(w http.ResponseWriter, r *http.Request) {
-		k, _ := key(httpRequest{r})
+		k, _ := key(stdhttp.View(r))
 		fmt.Println(k)
 	})
 	r := httptest.NewRequest(http.MethodGet, "/users/42", nil)
@@ -99,10 +89,10 @@ func ExampleFallback() {
 	key := keyfuncs.Fallback(apiKey, ip)
 
 	r := httptest.NewRequest(http.MethodGet, "/", nil)
-	k, _ := key(httpRequest{r})
+	k, _ := key(stdhttp.View(r))
 	fmt.Println(k)
 	r.Header.Set("X-API-Key", "team-42")
-	k, _ = key(httpRequest{r})
+	k, _ = key(stdhttp.View(r))
 	fmt.Println(k)
 	// Output:
 	// f:192.0.2.1

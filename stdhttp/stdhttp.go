@@ -6,6 +6,7 @@ import (
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
+	"github.com/ratewarden/ratewarden/keyfuncs"
 )
 
 // request is the keyfuncs.Request view of an *http.Request: one pointer, so
@@ -18,6 +19,10 @@ func (v request) HeaderValues(name string) []string { return v.r.Header.Values(n
 func (v request) Method() string                    { return v.r.Method }
 func (v request) Path() string                      { return v.r.URL.Path }
 func (v request) Route() string                     { return v.r.Pattern }
+
+// View returns r as the keyfuncs.Request the middleware hands to key
+// functions: to test a key function, or to call one outside the middleware.
+func View(r *http.Request) keyfuncs.Request { return request{r} }
 
 // PerIP returns middleware that allows each client IP limit, such as "100/m"
 // (see httplimit.MustPerIP for the defaults). It panics on a malformed limit,
