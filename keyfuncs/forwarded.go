@@ -90,64 +90,92 @@ func nextForwardedElement(s string) (forVal, rest string, st elemStatus) {
 	}
 	seenFor := false
 	for {
-		// name
-		i := 0
-		for i < len(s) && isTokenChar(s[i]) {
-			i++
+		name, val, after, ok := nextForwardedPair(s)
+		if !ok {
+			return "", after, elemBad
 		}
-		if i == 0 || i == len(s) || s[i] != '=' {
-			return "", skipElement(s), elemBad
-		}
-		name := s[:i]
-		s = s[i+1:]
-		// value: token or quoted-string
-		var val string
-		if s != "" && s[0] == '"' {
-			j := 1
-			for j < len(s) && s[j] != '"' {
-				if s[j] == '\\' {
-					// No address contains a backslash: the value is
-					// not an address, and the element is unusable.
-					return "", skipElement(s[j:]), elemBad
-				}
-				j++
-			}
-			if j == len(s) {
-				return "", "", elemBad // unterminated quote: the rest of the line is lost
-			}
-			val, s = s[1:j], s[j+1:]
-		} else {
-			j := 0
-			for j < len(s) && isForwardedValueChar(s[j]) {
-				j++
-			}
-			if j == 0 {
-				return "", skipElement(s), elemBad
-			}
-			val, s = s[:j], s[j:]
-		}
+		s = after
 		if strings.EqualFold(name, "for") {
 			if seenFor {
 				return "", skipElement(s), elemBad
 			}
 			seenFor, forVal = true, val
 		}
-		s = trimLeftOWS(s)
-		switch {
-		case s == "" || s[0] == ',':
-			if s != "" {
-				s = s[1:]
-			}
+		var more bool
+		if s, more, ok = endForwardedPair(s); !ok {
+			return "", s, elemBad
+		}
+		if !more {
 			if !seenFor {
 				return "", s, elemBad
 			}
 			return forVal, s, elemOK
-		case s[0] == ';':
-			s = trimLeftOWS(s[1:])
-		default:
-			return "", skipElement(s), elemBad
 		}
 	}
+}
+
+// nextForwardedPair reads one name=value pair from s; when it is malformed, ok
+// is false and rest is where the next element starts ("" when none can be).
+func nextForwardedPair(s string) (name, val, rest string, ok bool) {
+	i := 0
+	for i < len(s) && isTokenChar(s[i]) {
+		i++
+	}
+	if i == 0 || i == len(s) || s[i] != '=' {
+		return "", "", skipElement(s), false
+	}
+	val, rest, ok = forwardedValue(s[i+1:])
+	return s[:i], val, rest, ok
+}
+
+// forwardedValue reads a pair's value, a token or a quoted-string, from the
+// start of s, as nextForwardedPair does.
+func forwardedValue(s string) (val, rest string, ok bool) {
+	if s != "" && s[0] == '"' {
+		return quotedForwardedValue(s)
+	}
+	j := 0
+	for j < len(s) && isForwardedValueChar(s[j]) {
+		j++
+	}
+	if j == 0 {
+		return "", skipElement(s), false
+	}
+	return s[:j], s[j:], true
+}
+
+// quotedForwardedValue reads the quoted-string s starts with and returns it
+// unquoted, as forwardedValue does.
+func quotedForwardedValue(s string) (val, rest string, ok bool) {
+	j := 1
+	for j < len(s) && s[j] != '"' {
+		if s[j] == '\\' {
+			// No address contains a backslash: the value is not an
+			// address, and the element is unusable.
+			return "", skipElement(s[j:]), false
+		}
+		j++
+	}
+	if j == len(s) {
+		return "", "", false // unterminated quote: the rest of the line is lost
+	}
+	return s[1:j], s[j+1:], true
+}
+
+// endForwardedPair reads what follows a pair: a ';' and another pair (more),
+// or the element's end at a comma or the end of s. ok is false when anything
+// else follows; rest is then where the next element starts.
+func endForwardedPair(s string) (rest string, more, ok bool) {
+	s = trimLeftOWS(s)
+	switch {
+	case s == "":
+		return "", false, true
+	case s[0] == ',':
+		return s[1:], false, true
+	case s[0] == ';':
+		return trimLeftOWS(s[1:]), true, true
+	}
+	return skipElement(s), false, false
 }
 
 // skipElement returns what follows the next comma of s, or "".

@@ -105,44 +105,75 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// demo starts the server, fires the burst at it and prints what the client
+// saw.
 func demo(o options, out io.Writer) error {
-	// The library: a store, a limiter, the middleware.
-	store, err := memory.New()
+	url, stop, err := serve(o)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	lim, err := core.NewLimiter(store, o.alg, o.limit)
-	if err != nil {
-		return err
-	}
-	mw, err := stdhttp.New(lim)
-	if err != nil {
-		return err
-	}
-	hello := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
-
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	srv := &http.Server{Handler: mw(hello), ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close() // every response has been read by then
-	url := "http://" + ln.Addr().String() + "/"
+	defer stop() // every response has been read by then
 
 	fmt.Fprintf(out, "%s limited to %s; %d requests from one client, one every %s, to %s\n\n",
 		o.alg, o.limit, o.n, o.every, url)
 	results := fire(url, o)
 
+	admitted, first429, err := printResults(out, results)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out)
+	printSummary(out, o, admitted)
+	if first429 != nil {
+		printResponse(out, first429)
+	}
+	return nil
+}
+
+// serve starts a server behind the middleware (in-memory store) on a free
+// loopback port, and returns its URL and the function that stops it.
+func serve(o options) (url string, stop func(), err error) {
+	// The library: a store, a limiter, the middleware.
+	store, err := memory.New()
+	if err != nil {
+		return "", nil, err
+	}
+	lim, err := core.NewLimiter(store, o.alg, o.limit)
+	if err != nil {
+		store.Close()
+		return "", nil, err
+	}
+	mw, err := stdhttp.New(lim)
+	if err != nil {
+		store.Close()
+		return "", nil, err
+	}
+	hello := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		store.Close()
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: mw(hello), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	stop = func() {
+		srv.Close()
+		store.Close()
+	}
+	return "http://" + ln.Addr().String() + "/", stop, nil
+}
+
+// printResults prints one line per request: its timing, status and
+// rate-limit headers. It returns how many were admitted and the first 429,
+// or the first request's error.
+func printResults(out io.Writer, results []result) (admitted int, first429 *result, err error) {
 	fmt.Fprintf(out, "%3s %7s %7s %6s %11s %17s %21s %17s  %-22s %s\n", "#", "sent", "done", "status",
 		"Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit")
-	admitted := 0
-	var first429 *result
 	for i := range results {
 		r := &results[i]
 		if r.err != nil {
-			return fmt.Errorf("request %d: %w", i+1, r.err)
+			return admitted, first429, fmt.Errorf("request %d: %w", i+1, r.err)
 		}
 		if r.status == http.StatusOK {
 			admitted++
@@ -150,45 +181,54 @@ func demo(o options, out io.Writer) error {
 		if r.status == http.StatusTooManyRequests && first429 == nil {
 			first429 = r
 		}
-		h := func(name string) string {
-			if v := r.header.Get(name); v != "" {
-				return v
-			}
-			return "-"
-		}
+		h := func(name string) string { return headerOrDash(r.header, name) }
 		fmt.Fprintf(out, "%3d %7s %7s %6d %11s %17s %21s %17s  %-22s %s\n", i+1, ms(r.sent), ms(r.done), r.status,
 			h("Retry-After"), h("X-RateLimit-Limit"), h("X-RateLimit-Remaining"), h("X-RateLimit-Reset"),
 			h("RateLimit-Policy"), h("RateLimit"))
 	}
+	return admitted, first429, nil
+}
 
-	fmt.Fprintln(out)
+// headerOrDash returns the named header's first value, or "-" when it has none.
+func headerOrDash(h http.Header, name string) string {
+	if v := h.Get(name); v != "" {
+		return v
+	}
+	return "-"
+}
+
+// printSummary prints the admitted rate against the offered rate and the
+// limit.
+func printSummary(out io.Writer, o options, admitted int) {
 	if span := time.Duration(o.n) * o.every; span > 0 {
 		fmt.Fprintf(out, "admitted %d of %d requests offered over %s: %.1f/s admitted of %.1f/s offered, against a limit of %s\n",
 			admitted, o.n, span, float64(admitted)/span.Seconds(), float64(o.n)/span.Seconds(), o.limit)
 	} else {
 		fmt.Fprintf(out, "admitted %d of %d requests sent at once, against a limit of %s\n", admitted, o.n, o.limit)
 	}
-	if first429 != nil {
-		fmt.Fprintf(out, "\nthe first 429, as the client saw it:\n\n")
-		fmt.Fprintf(out, "HTTP/1.1 %d %s\n", first429.status, http.StatusText(first429.status))
-		names := make([]string, 0, len(first429.header))
-		for name := range first429.header {
-			if name != "Date" { // the only line that changes from run to run
-				names = append(names, name)
-			}
-		}
-		slices.Sort(names)
-		for _, name := range names {
-			for _, v := range first429.header[name] {
-				fmt.Fprintf(out, "%s: %s\n", name, v)
-			}
-		}
-		fmt.Fprintf(out, "\n%s", first429.body)
-		if !strings.HasSuffix(first429.body, "\n") {
-			fmt.Fprintln(out)
+}
+
+// printResponse prints the 429 r in full as the client saw it: status line,
+// headers sorted by name (but Date) and body.
+func printResponse(out io.Writer, r *result) {
+	fmt.Fprintf(out, "\nthe first 429, as the client saw it:\n\n")
+	fmt.Fprintf(out, "HTTP/1.1 %d %s\n", r.status, http.StatusText(r.status))
+	names := make([]string, 0, len(r.header))
+	for name := range r.header {
+		if name != "Date" { // the only line that changes from run to run
+			names = append(names, name)
 		}
 	}
-	return nil
+	slices.Sort(names)
+	for _, name := range names {
+		for _, v := range r.header[name] {
+			fmt.Fprintf(out, "%s: %s\n", name, v)
+		}
+	}
+	fmt.Fprintf(out, "\n%s", r.body)
+	if !strings.HasSuffix(r.body, "\n") {
+		fmt.Fprintln(out)
+	}
 }
 
 // fire sends o.n requests to url, request i at i*o.every, each on its own

@@ -1,0 +1,215 @@
+package flags
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/ratewarden/ratewarden/core"
+)
+
+// errUsage marks an error in the flags (exit status 2).
+var errUsage = errors.New("bad flags")
+
+// usageErr formats a bad-flags error, which wraps errUsage.
+func usageErr(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{errUsage}, args...)...)
+}
+
+// Parse reads args (without the program name) into a Config, checking every
+// value. Errors wrap flag.ErrHelp for -h, or describe the bad flag.
+func Parse(name string, args []string, stderr io.Writer) (*Config, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var r rawFlags
+	r.define(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return nil, usageErr("unexpected argument %q", fs.Arg(0))
+	}
+	return r.config()
+}
+
+// rawFlags is the flags as given, before they are checked.
+type rawFlags struct {
+	addr, limit, alg, key, secret, proxies, store, fail string
+	burst                                               int64
+}
+
+// define declares the flags on fs, with their defaults and help, to be read
+// into r.
+func (r *rawFlags) define(fs *flag.FlagSet) {
+	fs.StringVar(&r.addr, "addr", ":8080", "address to listen on (127.0.0.1:0 picks a free port)")
+	fs.StringVar(&r.limit, "limit", "10/s", "the limit, RATE/PERIOD: 10/s, 100/m, 5/30s")
+	fs.Int64Var(&r.burst, "burst", 0, "the burst for token-bucket, leaky-bucket and gcra (0: the rate)")
+	fs.StringVar(&r.alg, "algorithm", "gcra", "token-bucket, leaky-bucket, fixed-window, sliding-log, sliding-window or gcra")
+	fs.StringVar(&r.key, "key", "ip", "who a client is: ip, header:NAME or jwt")
+	fs.StringVar(&r.secret, "jwt-secret", "", "HMAC secret verifying HS256 tokens for -key jwt (at least 32 bytes)")
+	fs.StringVar(&r.proxies, "trusted-proxies", "", "comma-separated CIDRs of proxies whose X-Forwarded-For is believed (-key ip)")
+	fs.StringVar(&r.store, "store", "memory", "memory, redis://host:port/db or redis-cluster://host:port,host:port")
+	fs.StringVar(&r.fail, "fail", "open", "when the store fails: open (let requests through) or closed (503)")
+}
+
+// config checks every flag in r, in the order they are documented, and
+// returns the Config they describe.
+func (r *rawFlags) config() (*Config, error) {
+	c := &Config{Addr: r.addr, Key: r.key, JWTSecret: r.secret}
+	if err := checkAddr(r.addr); err != nil {
+		return nil, err
+	}
+	if err := c.parseLimit(r.limit, r.burst, r.alg); err != nil {
+		return nil, err
+	}
+	if err := c.parseKey(r.key, r.secret, r.proxies); err != nil {
+		return nil, err
+	}
+	if err := c.parseStore(r.store); err != nil {
+		return nil, err
+	}
+	if err := c.parseFail(r.fail); err != nil {
+		return nil, err
+	}
+	// Build the key function once here, so that its own checks (header name,
+	// CIDRs, secret length) are reported as bad flags too.
+	if _, err := c.KeyFunc(); err != nil {
+		return nil, usageErr("-key %s: %v", r.key, err)
+	}
+	return c, nil
+}
+
+// checkAddr checks -addr: HOST:PORT or :PORT, the port from 0 to 65535.
+func checkAddr(addr string) error {
+	if _, port, err := net.SplitHostPort(addr); err != nil {
+		return usageErr("-addr %q: want HOST:PORT or :PORT", addr)
+	} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return usageErr("-addr %q: port must be a number from 0 to 65535", addr)
+	}
+	return nil
+}
+
+// parseLimit sets c.Limit and c.Algorithm from -limit, -burst and
+// -algorithm, checking that the algorithm takes that limit.
+func (c *Config) parseLimit(limit string, burst int64, alg string) error {
+	l, err := core.ParseLimit(limit)
+	if err != nil {
+		return usageErr("-limit: %v", err)
+	}
+	if burst < 0 {
+		return usageErr("-burst must not be negative, got %d", burst)
+	}
+	if burst > 0 {
+		l = l.WithBurst(burst)
+	}
+	c.Limit = l
+	if c.Algorithm, err = core.ParseAlgorithm(alg); err != nil {
+		return usageErr("-algorithm: %v", err)
+	}
+	if err := c.Algorithm.ValidateLimit(l); err != nil {
+		return usageErr("-limit/-burst with -algorithm %s: %v", c.Algorithm, err)
+	}
+	return nil
+}
+
+// parseKey checks -key and the flags that go with one kind of key only,
+// -jwt-secret and -trusted-proxies, and sets c.TrustedProxies.
+func (c *Config) parseKey(key, secret, proxies string) error {
+	switch {
+	case key == "ip", key == "jwt":
+	case strings.HasPrefix(key, "header:") && len(key) > len("header:"):
+	default:
+		return usageErr("-key %q: want ip, header:NAME (e.g. header:X-API-Key) or jwt", key)
+	}
+	if key == "jwt" && secret == "" {
+		return usageErr("-key jwt needs -jwt-secret")
+	}
+	if key != "jwt" && secret != "" {
+		return usageErr("-jwt-secret is only used with -key jwt")
+	}
+	if proxies != "" {
+		if key != "ip" {
+			return usageErr("-trusted-proxies is only used with -key ip")
+		}
+		for _, p := range strings.Split(proxies, ",") {
+			c.TrustedProxies = append(c.TrustedProxies, strings.TrimSpace(p))
+		}
+	}
+	return nil
+}
+
+// parseFail sets c.FailClosed from -fail: open or closed.
+func (c *Config) parseFail(fail string) error {
+	switch fail {
+	case "open":
+	case "closed":
+		c.FailClosed = true
+	default:
+		return usageErr("-fail %q: want open or closed", fail)
+	}
+	return nil
+}
+
+// parseStore sets c.Store, c.RedisAddrs and c.RedisDB from -store.
+func (c *Config) parseStore(s string) error {
+	if s == "memory" {
+		c.Store = Memory
+		return nil
+	}
+	bad := func(why string) error {
+		return usageErr("-store %q: %s (want memory, redis://host:port/db or redis-cluster://host:port,host:port)", s, why)
+	}
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		return bad("unknown store")
+	}
+	switch scheme {
+	case "redis":
+		u, err := url.Parse(s)
+		if err != nil || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+			return bad("not a plain redis URL")
+		}
+		if err := checkHostPort(u.Host); err != nil {
+			return bad(err.Error())
+		}
+		c.Store, c.RedisAddrs = Redis, []string{u.Host}
+		if db := strings.TrimPrefix(u.Path, "/"); db != "" {
+			n, err := strconv.Atoi(db)
+			if err != nil || n < 0 {
+				return bad("the database must be a number, 0 or more")
+			}
+			c.RedisDB = n
+		}
+		return nil
+	case "redis-cluster":
+		for _, a := range strings.Split(rest, ",") {
+			if err := checkHostPort(a); err != nil {
+				return bad(err.Error())
+			}
+			c.RedisAddrs = append(c.RedisAddrs, a)
+		}
+		c.Store = RedisCluster
+		return nil
+	}
+	return bad("unknown store")
+}
+
+// checkHostPort checks that a is host:port with a port from 1 to 65535.
+func checkHostPort(a string) error {
+	host, port, err := net.SplitHostPort(a)
+	if err != nil || host == "" {
+		return fmt.Errorf("%q is not host:port", a)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("%q: the port must be a number from 1 to 65535", a)
+	}
+	return nil
+}
