@@ -1,20 +1,19 @@
 // Package keyfuncs answers "who is this client?" for the rate limiter: it
-// builds Func values that read a framework-neutral Request
-// and return the key a limit is counted under. Every adapter (stdhttp, ginmw,
-// echomw, fibermw) uses the same functions, so a request gets the same key in
-// every framework.
+// builds Func values that read a framework-neutral Request and return the key
+// a limit is counted under. Every adapter (stdhttp, ginmw, echomw, fibermw)
+// hands its request over as a Request, so a request gets the same key in every
+// framework.
 //
 //   - IP: the client address, with trusted proxies and IPv6 grouping.
 //   - Header: an API key or any other header, length-bounded.
-//   - JWTSubject: the verified subject of a bearer JSON Web Token;
-//     JWTSubjectUnverified for apps whose gateway already verified it.
+//   - the verified subject of a bearer JSON Web Token: package keyfuncs/jwt,
+//     apart so that only apps that key by JWT link golang-jwt.
 //   - Compose, Route, Method, Static: keys per user and route, per method, or
 //     one global key.
 //   - Fallback: an API key, else the IP address.
 //
-// A key function that cannot find a key returns an error wrapping
-// ErrKey; the HTTP policy answers such a request with its key-error
-// response (401 by default) and never lets it through unlimited. The
+// A key function that cannot find a key returns an error wrapping ErrKey;
+// the HTTP policy answers such a request with its key-error response (401 by default) and never lets it through unlimited. The
 // constructors that return an error check every argument and option up front
 // and report a bad one with an error wrapping core.ErrInvalidOption; nothing in
 // this package panics on any input. All key functions are safe for concurrent
