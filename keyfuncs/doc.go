@@ -36,9 +36,9 @@
 // trusted proxies appended what they saw: each trusted hop is skipped, and the
 // first address that is not a trusted proxy is the client. Whatever the client
 // wrote itself lies further left and is never reached. Trust only the proxies
-// that really set or append these headers, and honour (WithHeaders) only the
-// headers they set: a header that a proxy passes through untouched is still
-// the client's own writing. When several are present and honoured, the
+// that really set or append these headers, and honour
+// (WithForwardingHeaders) only the headers they set: a header that a proxy
+// passes through untouched is still the client's own writing. When several are present and honoured, the
 // default order is X-Forwarded-For (which nearly every proxy appends), then
 // Forwarded, then X-Real-IP.
 //
