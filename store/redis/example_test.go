@@ -2,9 +2,11 @@ package redisstore_test
 
 import (
 	"fmt"
+	"log"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/store/luascript"
 	redisstore "github.com/ratewarden/ratewarden/store/redis"
 )
@@ -30,4 +32,20 @@ func ExampleNew() {
 	// redisstore: unusable client: the client ignores context deadlines; create it with ContextTimeoutEnabled: true in its options
 	// redisstore: ratewarden: invalid option: key prefix "myapp{ratelimit}:" may not hold '{' or '}' (they would move the hash tag)
 	// true <nil>
+}
+
+// The README's lines: a limiter whose state lives in Redis, shared by every
+// instance of the app.
+func ExampleNew_limiter() {
+	client := redis.NewClient(&redis.Options{Addr: "localhost:6379", ContextTimeoutEnabled: true})
+	store, err := redisstore.New(client, luascript.WithPrefix("myapp:rl:")) // options are package luascript's
+	if err != nil {
+		log.Fatal(err)
+	}
+	lim, err := core.NewLimiter(store, core.GCRA, core.PerSecond(10))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(lim.Limits()[0])
+	// Output: 10/s
 }
