@@ -1,0 +1,153 @@
+package main
+
+// app is one tiny program a user would write, with the one-line API: it is put
+// in a module of its own outside the repository, gets module at the release
+// version and builds (it is never run).
+type app struct {
+	name   string // folder and binary name
+	module string // what `go get` asks for at the release version
+	source string // main.go
+	// forbidden lists module paths (or path prefixes ending at a "/") that
+	// must not be in the built binary: what this user must never download.
+	forbidden []string
+}
+
+const root = "github.com/ratewarden/ratewarden"
+
+// apps are the programs of the check: one per adapter, one per Redis binding.
+var apps = []app{
+	{name: "stdhttp", module: root, source: stdhttpApp, forbidden: []string{
+		"github.com/golang-jwt", "github.com/gin-gonic", "github.com/valyala/fasthttp", "github.com/redis/go-redis",
+	}},
+	{name: "ginmw", module: root + "/ginmw", source: ginApp},
+	{name: "echomw", module: root + "/echomw", source: echoApp},
+	{name: "fibermw", module: root + "/fibermw", source: fiberApp},
+	{name: "redis", module: root + "/store/redis", source: redisApp},
+	{name: "rueidis", module: root + "/store/rueidis", source: rueidisApp},
+}
+
+const stdhttpApp = `package main
+
+import (
+	"log"
+	"net/http"
+
+	"github.com/ratewarden/ratewarden/stdhttp"
+)
+
+func main() {
+	hello := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Write([]byte("hello\n"))
+	})
+	log.Fatal(http.ListenAndServe("127.0.0.1:8080", stdhttp.PerIP("100/m")(hello)))
+}
+`
+
+const ginApp = `package main
+
+import (
+	"log"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/ratewarden/ratewarden/ginmw"
+)
+
+func main() {
+	r := gin.New()
+	r.Use(ginmw.PerIP("100/m"))
+	r.GET("/", func(c *gin.Context) { c.String(200, "hello\n") })
+	log.Fatal(r.Run("127.0.0.1:8080"))
+}
+`
+
+const echoApp = `package main
+
+import (
+	"log"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/ratewarden/ratewarden/echomw"
+)
+
+func main() {
+	e := echo.New()
+	e.Use(echomw.PerIP("100/m"))
+	e.GET("/", func(c echo.Context) error { return c.String(200, "hello\n") })
+	log.Fatal(e.Start("127.0.0.1:8080"))
+}
+`
+
+const fiberApp = `package main
+
+import (
+	"log"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/ratewarden/ratewarden/fibermw"
+)
+
+func main() {
+	app := fiber.New()
+	app.Use(fibermw.PerIP("100/m"))
+	app.Get("/", func(c *fiber.Ctx) error { return c.SendString("hello\n") })
+	log.Fatal(app.Listen("127.0.0.1:8080"))
+}
+`
+
+const redisApp = `package main
+
+import (
+	"fmt"
+	"log"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ratewarden/ratewarden/core"
+	redisstore "github.com/ratewarden/ratewarden/store/redis"
+)
+
+func main() {
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", ContextTimeoutEnabled: true})
+	st, err := redisstore.New(client)
+	if err != nil {
+		log.Fatal(err)
+	}
+	lim, err := core.NewLimiter(st, core.GCRA, core.PerMinute(100))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(lim.Algorithm())
+}
+`
+
+const rueidisApp = `package main
+
+import (
+	"fmt"
+	"log"
+
+	"github.com/redis/rueidis"
+
+	"github.com/ratewarden/ratewarden/core"
+	rueidisstore "github.com/ratewarden/ratewarden/store/rueidis"
+)
+
+func main() {
+	client, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{"127.0.0.1:6379"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	st, err := rueidisstore.New(client)
+	if err != nil {
+		log.Fatal(err)
+	}
+	lim, err := core.NewLimiter(st, core.GCRA, core.PerMinute(100))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(lim.Algorithm())
+}
+`
