@@ -162,6 +162,12 @@ probe() {
 	echo "    $name on $addr: GET / 200, 200, 429; GET /healthz 200"
 }
 
+# install_check: a user outside the repository installs each module at its
+# release version from a local proxy of the working tree (RELEASING.md).
+install_check() {
+	in_module "$ROOT/scripts/installcheck" go run . -root "$ROOT"
+}
+
 # ---------------------------------------------------------------- run
 
 step "tools: go, redis-server, curl, staticcheck" install_tools
@@ -185,6 +191,7 @@ done
 step "run examples/demo" "$STAGING/bin/demo"
 step "run examples/simulate" "$STAGING/bin/simulate" -svg "$STAGING/algorithms.svg"
 step "benchmarks, once (-benchtime=1x -short)" in_module "$ROOT/benchmarks" go test -short -run '^$' -bench . -benchtime=1x ./...
+step "install check: go get and build every module at its release version" install_check
 
 echo
 echo "==> timing"
