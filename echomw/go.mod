@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/labstack/echo/v4 v4.16.0
 	github.com/ratewarden/ratewarden v0.1.0
+	github.com/stretchr/testify v1.12.1
 )
 
 require (
@@ -12,7 +13,6 @@ require (
 	github.com/labstack/gommon v0.5.0 // indirect
 	github.com/mattn/go-colorable v0.1.15 // indirect
 	github.com/mattn/go-isatty v0.0.22 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
 	github.com/valyala/fasttemplate v1.2.2 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
