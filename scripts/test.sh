@@ -9,7 +9,9 @@
 # every module of go.work (the Redis tests start their own redis-server
 # processes); the example servers built, started once and probed (200, then
 # 429); the demo and the simulation run once; the benchmarks run once
-# (-benchtime=1x) so they cannot rot. It stops at the first failure.
+# (-benchtime=1x) so they cannot rot; last, the install check builds a local
+# module proxy of the tree and a tiny app per adapter and Redis binding from
+# it, as a user outside the repository would. It stops at the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
