@@ -31,22 +31,29 @@ func newPlan(alg Algorithm, limits []Limit) (plan, error) {
 // built by hand or its algorithm or limits were changed since.
 func (r *TakeRequest) prepared() *plan {
 	p := r.plan
-	if p != nil && p.alg == r.Algorithm && len(p.limits) == len(r.Limits) && &p.limits[0] == &r.Limits[0] {
-		return p
+	if p == nil || p.alg != r.Algorithm || len(r.Limits) == 0 || len(r.Limits) != len(p.limits) {
+		return nil
 	}
-	return nil
+	if &r.Limits[0] != &p.limits[0] {
+		return nil
+	}
+	return p
 }
 
 // Decide is Algorithm.ApplyAll of r's algorithm, limits and cost at now (µs
 // since the epoch) over states, writing the decision into d.
 func (r *TakeRequest) Decide(d *Decision, states []State, now int64) error {
 	p := r.prepared()
-	if p == nil || len(states) != len(r.Limits) || !validArgs(r.Algorithm, r.Cost, now) {
+	switch {
+	case p == nil || len(states) != len(r.Limits) || !validArgs(r.Algorithm, r.Cost, now):
 		var err error
 		*d, err = r.Algorithm.ApplyAll(states, r.Limits, r.Cost, now)
 		return err
+	case len(states) == 1: // the common case, without applyAll's loops
+		r.Algorithm.applyPrepared(d, &states[0], &r.Limits[0], &p.params[0], r.Cost, now)
+	default:
+		r.Algorithm.applyAll(d, states, r.Limits, p.ptrs, r.Cost, now)
 	}
-	r.Algorithm.applyAll(d, states, r.Limits, p.ptrs, r.Cost, now)
 	return nil
 }
 
@@ -54,23 +61,26 @@ func (r *TakeRequest) Decide(d *Decision, states []State, now int64) error {
 // limit and a one-word algorithm: for a lock-free store to swap in, before it
 // builds the Decision with Decide on the state it loaded.
 func (r *TakeRequest) AdvanceWord(t, now int64) int64 {
-	if len(r.Limits) != 1 || !r.Algorithm.OneWord() || !validArgs(r.Algorithm, r.Cost, now) || r.Cost == 0 {
+	if len(r.Limits) != 1 || !r.Algorithm.OneWord() || r.Cost == 0 || !validArgs(r.Algorithm, r.Cost, now) {
 		return t
 	}
-	var buf params
-	var p *params
 	if pl := r.prepared(); pl != nil {
-		p = pl.ptrs[0]
-	} else if computed, err := computeParams(r.Limits[0]); err == nil {
-		buf = computed
-		p = &buf
-	} else {
+		return advanceWord(&pl.params[0], t, r.Cost, now)
+	}
+	p, err := computeParams(r.Limits[0])
+	if err != nil {
 		return t
 	}
-	if r.Cost > p.burst {
+	return advanceWord(&p, t, r.Cost, now)
+}
+
+// advanceWord is the meter's next state for a valid request: next when the
+// cost fits, t when it does not.
+func advanceWord(p *params, t, cost, now int64) int64 {
+	if cost > p.burst {
 		return t
 	}
-	if next, fits := meterNext(p, max(t, now), r.Cost, now); fits {
+	if next, fits := meterNext(p, max(t, now), cost, now); fits {
 		return next
 	}
 	return t

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/ratewarden/ratewarden/httplimit"
 )
 
 // request is the keyfuncs.Request view of a *fiber.Ctx and the
@@ -50,11 +51,16 @@ func (v request) Route() string  { return v.c.Route().Path }
 // ArrivedAt is the instant fasthttp read the request (httplimit.Arrival).
 func (v request) ArrivedAt() time.Time { return v.c.Context().Time() }
 
-// SetHeader sets a header the policy wrote. The names are canonical and the
-// values are figures and checked limit names, without line breaks: what c.Set
-// would normalise is already normal. SetCanonical copies both.
-func (v request) SetHeader(name, value string) {
-	v.c.Response().Header.SetCanonical(bytesOf(name), bytesOf(value))
+// SetHeaders sets the headers the policy wrote (httplimit.HeaderSetter). The
+// names are canonical and the values are figures, checked limit names and
+// content types, without line breaks: what c.Set would normalise is already
+// normal. SetCanonical copies both.
+func (v request) SetHeaders(h httplimit.Headers) {
+	rh := &v.c.Response().Header
+	for i := range h.Len() {
+		name, value := h.At(i)
+		rh.SetCanonical(bytesOf(name), bytesOf(value))
+	}
 }
 
 // WriteHeader sets the response status.

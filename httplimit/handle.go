@@ -10,7 +10,7 @@ import (
 
 // ResponseWriter is what Handle writes a response to: the two writing methods
 // of http.ResponseWriter, so net/http's, Gin's and Echo's writers serve as
-// they are. It must also implement one of two ways to set a header:
+// they are. It must also implement one of two ways to set headers:
 //
 //   - Header() http.Header, as http.ResponseWriter does: the policy stores
 //     its values in the map (values of their own, one allocation per request);
@@ -24,12 +24,37 @@ type ResponseWriter interface {
 	Write(body []byte) (int, error)
 }
 
-// HeaderSetter is implemented by a ResponseWriter that sets headers one at a
-// time. The name is canonical (as net/http's Header keys) and, like the value,
-// holds no line break; both are valid only during the call, so the writer
-// copies them (fasthttp's SetCanonical does).
+// HeaderSetter is implemented by a ResponseWriter that sets headers itself
+// rather than through net/http's Header map. SetHeaders is called at most once
+// per response, before WriteHeader, with every header to set.
 type HeaderSetter interface {
-	SetHeader(name, value string)
+	SetHeaders(h Headers)
+}
+
+// Headers are the headers of one response, for a HeaderSetter: Len of them,
+// each read with At. Names are canonical (as net/http's Header keys); names
+// and values hold no line break. They are valid only during SetHeaders, so the
+// writer copies them (fasthttp's SetCanonical does).
+type Headers struct {
+	o           *outcome
+	contentType string // set on an answer with a body type
+}
+
+// Len returns the number of headers.
+func (h Headers) Len() int {
+	if h.contentType != "" {
+		return int(h.o.nh) + 1
+	}
+	return int(h.o.nh)
+}
+
+// At returns the i-th header (0 <= i < Len).
+func (h Headers) At(i int) (name, value string) {
+	if i == int(h.o.nh) {
+		return "Content-Type", h.contentType
+	}
+	name, values := h.o.header(i)
+	return name, values[0]
 }
 
 // Arrival is implemented by a request view whose server stamped each request
@@ -62,13 +87,18 @@ func (p *Policy) Handle(ctx context.Context, r keyfuncs.Request, w ResponseWrite
 		arrival = a.ArrivedAt()
 	}
 	o := p.decide(ctx, r, arrival)
-	writeHeaders(o, w)
 	if o.action == actionRespond {
 		resp := o.response
+		writeHeaders(o, w, resp.ContentType)
 		p.release(o)
-		writeResponse(w, resp)
+		// A write error means the client is gone: nobody is left to tell.
+		w.WriteHeader(resp.Status)
+		if len(resp.Body) > 0 {
+			_, _ = w.Write(resp.Body)
+		}
 		return ctx, false
 	}
+	writeHeaders(o, w, "")
 	// Only a held request asks whether its client is still there: ctx.Err
 	// costs, and a server may hand every request a context that never ends.
 	if o.decision.Delay > 0 && !o.wait(ctx) {
@@ -84,7 +114,7 @@ func (p *Policy) Handle(ctx context.Context, r keyfuncs.Request, w ResponseWrite
 
 // release hands an outcome back for reuse by later requests, which saves its
 // allocation. Handle calls it once the outcome's header values were copied
-// (HeaderSetter copies; setHeaderMap gives a net/http Header map values of
+// (a HeaderSetter copies them; setHeaderMap gives a net/http Header map values of
 // their own). Releasing an outcome the policy shares, or one that becomes the
 // request's context, is a no-op.
 func (p *Policy) release(o *outcome) {
@@ -93,42 +123,21 @@ func (p *Policy) release(o *outcome) {
 	}
 }
 
-// writeHeaders sets o's headers on w, the way w supports.
-func writeHeaders(o *outcome, w ResponseWriter) {
-	if o.nh == 0 {
+// writeHeaders sets o's headers, and the Content-Type when set, on w, the
+// way w supports.
+func writeHeaders(o *outcome, w ResponseWriter, contentType string) {
+	if o.nh == 0 && contentType == "" {
 		return
 	}
-	if hm, ok := w.(headerMap); ok {
-		o.setHeaderMap(hm.Header())
-		return
-	}
-	if hs, ok := w.(HeaderSetter); ok {
-		for i := range o.numHeaders() {
-			name, values := o.header(i)
-			hs.SetHeader(name, values[0])
-		}
-	}
-}
-
-// writeResponse writes resp to w. A write error means the client is gone;
-// there is nobody left to tell.
-func writeResponse(w ResponseWriter, resp *Response) {
-	if resp.ContentType != "" {
-		setHeader(w, "Content-Type", resp.ContentType)
-	}
-	w.WriteHeader(resp.Status)
-	if len(resp.Body) > 0 {
-		_, _ = w.Write(resp.Body)
-	}
-}
-
-// setHeader sets one header on w, the way w supports.
-func setHeader(w ResponseWriter, name, value string) {
 	switch w := w.(type) {
 	case headerMap:
-		w.Header().Set(name, value)
+		h := w.Header()
+		o.setHeaderMap(h)
+		if contentType != "" {
+			h["Content-Type"] = []string{contentType}
+		}
 	case HeaderSetter:
-		w.SetHeader(name, value)
+		w.SetHeaders(Headers{o: o, contentType: contentType})
 	}
 }
 

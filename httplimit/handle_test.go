@@ -21,8 +21,16 @@ type setterWriter struct {
 	body    []byte
 }
 
-func (w *setterWriter) SetHeader(name, value string) { w.headers[name] = value }
-func (w *setterWriter) WriteHeader(status int)       { w.status = status }
+func (w *setterWriter) SetHeaders(h Headers) {
+	for i := range h.Len() {
+		name, value := h.At(i)
+		w.headers[name] = value
+	}
+}
+
+var _ HeaderSetter = (*setterWriter)(nil)
+
+func (w *setterWriter) WriteHeader(status int) { w.status = status }
 func (w *setterWriter) Write(b []byte) (int, error) {
 	w.body = append(w.body, b...)
 	return len(b), nil
