@@ -50,11 +50,19 @@ func (h Headers) Len() int {
 
 // At returns the i-th header (0 <= i < Len).
 func (h Headers) At(i int) (name, value string) {
-	if i == int(h.o.nh) {
+	o := h.o
+	if i >= int(o.nh) {
 		return "Content-Type", h.contentType
 	}
-	name, values := h.o.header(i)
-	return name, values[0]
+	c := o.hdrs[i]
+	switch k := headerName(c & 0xf); k {
+	case hXLimit:
+		return HeaderXRateLimitLimit, o.p.perLimit[o.decision.Index].limitVals[0]
+	case hPolicy:
+		return HeaderRateLimitPolicy, o.p.policyVals[0]
+	default:
+		return headerNames[k], o.vals[c>>4]
+	}
 }
 
 // Arrival is implemented by a request view whose server stamped each request
