@@ -29,7 +29,7 @@ func PerIP(limit string) fiber.Handler {
 // system clock decides at the instant fasthttp stamped on the request when it
 // read it (RequestCtx.Time), without reading the clock again. fasthttp does
 // not report a client that hangs up, so a held leaky-bucket request waits its
-// whole delay, or until c.UserContext() ends.
+// whole delay, or until the server shuts down.
 func New(lim *core.Limiter, opts ...httplimit.Option) (fiber.Handler, error) {
 	p, err := httplimit.New(lim, opts...)
 	if err != nil {

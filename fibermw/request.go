@@ -1,6 +1,7 @@
 package fibermw
 
 import (
+	"context"
 	"net"
 	"strings"
 	"time"
@@ -47,6 +48,10 @@ func (v request) HeaderValues(name string) []string {
 func (v request) Method() string { return strings.Clone(v.c.Method()) }
 func (v request) Path() string   { return strings.Clone(v.c.Path()) }
 func (v request) Route() string  { return v.c.Route().Path }
+
+// HoldContext is what a held request waits on (httplimit.HoldContext):
+// fasthttp's RequestCtx, which ends when the server shuts down.
+func (v request) HoldContext() context.Context { return v.c.Context() }
 
 // ArrivedAt is the instant fasthttp read the request (httplimit.Arrival).
 func (v request) ArrivedAt() time.Time { return v.c.Context().Time() }

@@ -73,6 +73,15 @@ type Arrival interface {
 	ArrivedAt() time.Time
 }
 
+// HoldContext is implemented by a request view whose server signals the end of
+// a request other than through its context: a held leaky-bucket request stops
+// waiting when HoldContext's context ends (fasthttp's RequestCtx, at server
+// shutdown, since fasthttp does not report a client that hangs up) instead of
+// Handle's ctx.
+type HoldContext interface {
+	HoldContext() context.Context
+}
+
 // headerMap is the net/http way to set headers (see ResponseWriter).
 type headerMap interface {
 	Header() http.Header
@@ -109,7 +118,7 @@ func (p *Policy) Handle(ctx context.Context, r keyfuncs.Request, w ResponseWrite
 	writeHeaders(o, w, "")
 	// Only a held request asks whether its client is still there: ctx.Err
 	// costs, and a server may hand every request a context that never ends.
-	if o.decision.Delay > 0 && !o.wait(ctx) {
+	if o.decision.Delay > 0 && !o.wait(holdContext(ctx, r)) {
 		p.release(o)
 		return ctx, false
 	}
@@ -118,6 +127,15 @@ func (p *Policy) Handle(ctx context.Context, r keyfuncs.Request, w ResponseWrite
 	}
 	p.release(o)
 	return ctx, true
+}
+
+// holdContext is the context a held request waits on: r's HoldContext when
+// it has one, else ctx.
+func holdContext(ctx context.Context, r keyfuncs.Request) context.Context {
+	if h, ok := r.(HoldContext); ok {
+		return h.HoldContext()
+	}
+	return ctx
 }
 
 // release hands an outcome back for reuse by later requests, which saves its

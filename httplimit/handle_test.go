@@ -122,3 +122,24 @@ func parseError(s string) string {
 	_, err := core.ParseLimit(s)
 	return err.Error()
 }
+
+// heldRequest is a request view whose server ends held requests itself.
+type heldRequest struct {
+	*fakereq.Request
+	hold context.Context
+}
+
+func (r heldRequest) HoldContext() context.Context { return r.hold }
+
+// A held request waits on the view's HoldContext when it has one, not on
+// Handle's context: here it ends at once, so the request is dropped.
+func TestHandleHoldContext(t *testing.T) {
+	p, _ := newPolicy(t, &mapStore{}, core.LeakyBucket, core.PerHour(1).WithBurst(5), nil)
+	ctx := context.Background()
+	_, next := p.Handle(ctx, fakereq.New("192.0.2.1:1"), httptest.NewRecorder())
+	require.True(t, next, "the first request is not held")
+	ended, cancel := context.WithCancel(ctx)
+	cancel()
+	_, next = p.Handle(ctx, heldRequest{fakereq.New("192.0.2.1:1"), ended}, httptest.NewRecorder())
+	assert.False(t, next, "a held request whose hold context ended is dropped")
+}
