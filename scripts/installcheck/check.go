@@ -62,6 +62,11 @@ func fileURL(dir string) string {
 // checkEnv is base with the settings of a user outside the repository: no
 // workspace, go.mod updated as needed, our modules from goproxy without the
 // checksum database (they are not published), and a module cache of its own.
+// The module cache sits at the same path every run and our modules keep the
+// release version while their files change with the working tree, whereas the
+// go command's module index (kept in GOCACHE) assumes that a version's files
+// never change: a stale index once hid a new import from the build. So the
+// index is off (GODEBUG=goindex=0); the build cache still keys on content.
 func checkEnv(base []string, goproxy, modcache string) []string {
 	return append(slices.Clip(base),
 		"GOWORK=off",
@@ -72,6 +77,7 @@ func checkEnv(base []string, goproxy, modcache string) []string {
 		"GONOPROXY=",
 		"GOMODCACHE="+modcache,
 		"GOTOOLCHAIN=local",
+		"GODEBUG=goindex=0",
 	)
 }
 

@@ -106,6 +106,7 @@ func TestCheckEnvOverrides(t *testing.T) {
 	want := map[string]string{
 		"GOWORK": "off", "GOFLAGS": "-mod=mod", "GOPRIVATE": "", "GONOPROXY": "", "HOME": "/h",
 		"GOPROXY": "file:///p", "GOMODCACHE": "/m", "GONOSUMDB": "github.com/ratewarden", "GOTOOLCHAIN": "local",
+		"GODEBUG": "goindex=0",
 	}
 	for k, v := range want {
 		if last[k] != v {
