@@ -106,7 +106,7 @@ func headersOf(o *outcome) map[string]string {
 	return m
 }
 
-func TestNewHTTPPolicyRejectsBadInput(t *testing.T) {
+func TestNewRejectsBadInput(t *testing.T) {
 	lim, err := core.NewLimiter(&mapStore{}, core.GCRA, core.PerMinute(10))
 	require.NoError(t, err)
 	badName, err := core.NewLimiter(&mapStore{}, core.GCRA, core.PerMinute(10).Named("caf\u00e9"))

@@ -84,7 +84,7 @@ func bearer(tok string) *fakereq.Request {
 	return fakereq.New("192.0.2.1:1", "Authorization", "Bearer "+tok)
 }
 
-func TestJWTSubjectAccepts(t *testing.T) {
+func TestSubjectAccepts(t *testing.T) {
 	keys(t)
 	clock := jwt.WithClock(core.NewManualClock(testNow))
 	tests := []struct {
@@ -114,7 +114,7 @@ func TestJWTSubjectAccepts(t *testing.T) {
 	}
 }
 
-func TestJWTSubjectRejects(t *testing.T) {
+func TestSubjectRejects(t *testing.T) {
 	keys(t)
 	hs := sign(t, gojwt.SigningMethodHS256, hmacSecret, claims())
 	pubDER, err := x509.MarshalPKIXPublicKey(&rsaKey.PublicKey)
@@ -172,7 +172,7 @@ func TestJWTSubjectRejects(t *testing.T) {
 	}
 }
 
-func TestJWTSubjectClaimAndScheme(t *testing.T) {
+func TestSubjectClaimAndScheme(t *testing.T) {
 	kf, err := jwt.Subject(jwt.WithHMACSecret(hmacSecret), jwt.WithClaim("tenant"), jwt.WithClock(core.NewManualClock(testNow)))
 	require.NoError(t, err)
 	tests := []struct {
@@ -196,7 +196,7 @@ func TestJWTSubjectClaimAndScheme(t *testing.T) {
 	}
 }
 
-func TestJWTSubjectClockMoves(t *testing.T) {
+func TestSubjectClockMoves(t *testing.T) {
 	clock := core.NewManualClock(testNow)
 	kf, err := jwt.Subject(jwt.WithHMACSecret(hmacSecret), jwt.WithClock(clock))
 	require.NoError(t, err)
@@ -209,7 +209,7 @@ func TestJWTSubjectClockMoves(t *testing.T) {
 	require.ErrorIs(t, err, gojwt.ErrTokenExpired)
 }
 
-func TestJWTSubjectInvalidConfig(t *testing.T) {
+func TestSubjectInvalidConfig(t *testing.T) {
 	keys(t)
 	small, err := rsa.GenerateKey(rand.Reader, 1024)
 	require.NoError(t, err)
@@ -258,7 +258,7 @@ func TestJWTSubjectInvalidConfig(t *testing.T) {
 	}
 }
 
-func TestJWTSubjectUnverified(t *testing.T) {
+func TestSubjectUnverified(t *testing.T) {
 	keys(t)
 	kf, err := jwt.SubjectUnverified(jwt.WithClock(core.NewManualClock(testNow)))
 	require.NoError(t, err)
