@@ -130,20 +130,3 @@ func TestReleaseVersion(t *testing.T) {
 		t.Errorf("releaseVersion with no requirement on the root = %v, want an error pointing at -version", err)
 	}
 }
-
-func TestTryLock(t *testing.T) {
-	name := filepath.Join(t.TempDir(), "lock")
-	unlock, ok := tryLock(name)
-	if !ok {
-		t.Skip("no flock here: every run uses a folder of its own")
-	}
-	if _, again := tryLock(name); again {
-		t.Fatal("a second tryLock took a held lock")
-	}
-	unlock()
-	unlock2, ok := tryLock(name)
-	if !ok {
-		t.Fatal("tryLock failed after unlock")
-	}
-	unlock2()
-}
