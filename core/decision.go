@@ -23,4 +23,9 @@ type Decision struct {
 	RetryAfter time.Duration
 	// Delay is how long an admitted leaky-bucket request waits for its turn.
 	Delay time.Duration
+
+	// at is the instant (µs since the epoch) the Limiter decided at, and
+	// spent the cost it asked for: what Limiter.Refund gives back against.
+	// Both are 0 in a Decision no Limiter returned.
+	at, spent int64
 }

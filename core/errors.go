@@ -6,9 +6,11 @@ import "errors"
 // can test with errors.Is.
 var (
 	// ErrInvalidLimit reports a Limit that cannot be enforced: a rate, period or
-	// burst out of range, or a string that does not parse.
+	// burst out of range, a string that does not parse, or a name that cannot
+	// go in a header.
 	ErrInvalidLimit = errors.New("ratewarden: invalid limit")
-	// ErrInvalidCost reports a negative cost.
+	// ErrInvalidCost reports a negative cost, or a refund that gives nothing
+	// back (n <= 0, or a denied Decision).
 	ErrInvalidCost = errors.New("ratewarden: invalid cost")
 	// ErrInvalidAlgorithm reports an Algorithm value or name that is not one of the six.
 	ErrInvalidAlgorithm = errors.New("ratewarden: invalid algorithm")
@@ -19,4 +21,7 @@ var (
 	ErrClock = errors.New("ratewarden: time out of range")
 	// ErrStoreClosed is returned by a store used after Close.
 	ErrStoreClosed = errors.New("ratewarden: store closed")
+	// ErrUnsupported reports an operation the limiter's store does not
+	// implement, such as Reset on a store that is not a Resetter.
+	ErrUnsupported = errors.New("ratewarden: store does not support this")
 )

@@ -46,6 +46,9 @@ func (r *TakeRequest) Decide(d *Decision, states []State, now int64) error {
 	p := r.prepared()
 	switch {
 	case p == nil || len(states) != len(r.Limits) || !validArgs(r.Algorithm, r.Cost, now):
+		if r.Cost < 0 {
+			return r.refund(d, states, now)
+		}
 		var err error
 		*d, err = r.Algorithm.ApplyAll(states, r.Limits, r.Cost, now)
 		return err
@@ -62,6 +65,9 @@ func (r *TakeRequest) Decide(d *Decision, states []State, now int64) error {
 // builds the Decision with Decide on the state it loaded.
 func (r *TakeRequest) AdvanceWord(t, now int64) int64 {
 	if len(r.Limits) != 1 || !r.Algorithm.OneWord() || r.Cost == 0 || !validArgs(r.Algorithm, r.Cost, now) {
+		if r.Cost < 0 && len(r.Limits) == 1 && r.Algorithm.OneWord() {
+			return r.refundWord(t, now)
+		}
 		return t
 	}
 	if pl := r.prepared(); pl != nil {

@@ -16,7 +16,8 @@ type Limiter struct {
 	clock  Clock
 	sys    bool // clock is SystemClock: read it without an interface call
 	ns     string
-	plan   plan // computed once from alg and limits
+	name   string // the limit set's name (see Name)
+	plan   plan   // computed once from alg and limits
 }
 
 // Option configures a Limiter.
@@ -76,28 +77,39 @@ func NewLimiter(store Store, alg Algorithm, limit Limit, opts ...Option) (*Limit
 		}
 	}
 	_, l.sys = l.clock.(SystemClock)
-	if len(l.limits) > maxLimits {
-		return nil, fmt.Errorf("%w: %d limits, at most %d", ErrInvalidOption, len(l.limits), maxLimits)
-	}
-	for i := range l.limits {
-		if err := alg.ValidateLimit(l.limits[i]); err != nil {
-			return nil, err
-		}
-		if l.limits[i].Burst == 0 {
-			l.limits[i].Burst = l.limits[i].Rate
-		}
-		if l.limits[i].Name == "" {
-			l.limits[i].Name = "default"
-			if i > 0 {
-				l.limits[i].Name = l.limits[i].String()
-			}
-		}
-	}
-	var err error
-	if l.plan, err = newPlan(alg, l.limits); err != nil {
+	if err := l.setLimits(l.limits, "default", func(l Limit) string { return l.String() }); err != nil {
 		return nil, err
 	}
 	return l, nil
+}
+
+// setLimits checks limits under l's algorithm, fills in their defaults (a
+// burst of Rate; the name first for an unnamed first limit, nameOf(limit) for
+// the others) and computes l's plan and name. It owns limits from then on.
+func (l *Limiter) setLimits(limits []Limit, first string, nameOf func(Limit) string) error {
+	if len(limits) > maxLimits {
+		return fmt.Errorf("%w: %d limits, at most %d", ErrInvalidOption, len(limits), maxLimits)
+	}
+	for i := range limits {
+		if err := l.alg.ValidateLimit(limits[i]); err != nil {
+			return err
+		}
+		if limits[i].Burst == 0 {
+			limits[i].Burst = limits[i].Rate
+		}
+		if limits[i].Name == "" {
+			limits[i].Name = first
+			if i > 0 {
+				limits[i].Name = nameOf(limits[i])
+			}
+		}
+	}
+	p, err := newPlan(l.alg, limits)
+	if err != nil {
+		return err
+	}
+	l.limits, l.plan, l.name = limits, p, limits[0].Name
+	return nil
 }
 
 // Algorithm returns the limiter's algorithm.
@@ -138,9 +150,13 @@ func (l *Limiter) AllowNAt(ctx context.Context, key string, n int64, arrival tim
 	default:
 		now = systemAt(arrival)
 	}
-	return l.store.Take(ctx, TakeRequest{
+	d, err := l.store.Take(ctx, TakeRequest{
 		Key: key, Namespace: l.ns, Algorithm: l.alg, Limits: l.limits, Cost: n, Now: now, plan: &l.plan,
 	})
+	if err == nil {
+		d.at, d.spent = Micros(now), n
+	}
+	return d, err
 }
 
 // ErrWouldExceed is returned by Wait when the request cannot be admitted

@@ -10,7 +10,7 @@ import (
 )
 
 // Reference is the plain store the suite compares against: a map and a mutex
-// around core's Algorithm.ApplyAll. It is correct by construction, slow, and
+// around core's TakeRequest.Decide (Algorithm.ApplyAll, and refunds). It is correct by construction, slow, and
 // unbounded; use it in tests, never in production.
 type Reference struct {
 	mu     sync.Mutex
@@ -20,7 +20,8 @@ type Reference struct {
 // NewReference returns an empty Reference store.
 func NewReference() *Reference { return &Reference{states: map[string][]core.State{}} }
 
-// Take decides req with core's pure algorithms.
+// Take decides req (or refunds it, for a negative Cost) with core's pure
+// algorithms.
 func (r *Reference) Take(_ context.Context, req core.TakeRequest) (core.Decision, error) {
 	if len(req.Limits) == 0 {
 		return core.Decision{}, fmt.Errorf("storetest: no limits: %w", core.ErrInvalidLimit)
@@ -32,7 +33,8 @@ func (r *Reference) Take(_ context.Context, req core.TakeRequest) (core.Decision
 	if !ok {
 		st = make([]core.State, len(req.Limits))
 	}
-	d, err := req.Algorithm.ApplyAll(st, req.Limits, req.Cost, core.Micros(req.Now))
+	var d core.Decision
+	err := req.Decide(&d, st, core.Micros(req.Now))
 	if err == nil {
 		r.states[id] = st
 	}

@@ -213,13 +213,13 @@ func RunBadInput(t *testing.T, newStore NewStore) {
 	ctx := context.Background()
 	good := core.TakeRequest{Key: "bad", Namespace: "bad", Algorithm: core.GCRA, Limits: []core.Limit{core.PerSecond(1)}, Cost: 1, Now: Start}
 	cases := map[string]func(r *core.TakeRequest){
-		"negative cost":     func(r *core.TakeRequest) { r.Cost = -1 },
-		"no limits":         func(r *core.TakeRequest) { r.Limits = nil },
-		"zero rate":         func(r *core.TakeRequest) { r.Limits = []core.Limit{{Rate: 0, Period: time.Second}} },
-		"negative period":   func(r *core.TakeRequest) { r.Limits = []core.Limit{{Rate: 1, Period: -time.Second}} },
-		"negative burst":    func(r *core.TakeRequest) { r.Limits = []core.Limit{{Rate: 1, Period: time.Second, Burst: -1}} },
-		"unknown algorithm": func(r *core.TakeRequest) { r.Algorithm = 0 },
-		"time before epoch": func(r *core.TakeRequest) { r.Now = time.Unix(-5, 0) },
+		"refund at bad time": func(r *core.TakeRequest) { r.Cost, r.Now = -1, time.Unix(-5, 0) },
+		"no limits":          func(r *core.TakeRequest) { r.Limits = nil },
+		"zero rate":          func(r *core.TakeRequest) { r.Limits = []core.Limit{{Rate: 0, Period: time.Second}} },
+		"negative period":    func(r *core.TakeRequest) { r.Limits = []core.Limit{{Rate: 1, Period: -time.Second}} },
+		"negative burst":     func(r *core.TakeRequest) { r.Limits = []core.Limit{{Rate: 1, Period: time.Second, Burst: -1}} },
+		"unknown algorithm":  func(r *core.TakeRequest) { r.Algorithm = 0 },
+		"time before epoch":  func(r *core.TakeRequest) { r.Now = time.Unix(-5, 0) },
 	}
 	for name, mutate := range cases {
 		t.Run(name, func(t *testing.T) {

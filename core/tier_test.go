@@ -1,0 +1,156 @@
+package core_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewarden/ratewarden/core"
+)
+
+var tierStart = time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+
+func newTierBase(t *testing.T) (*core.Limiter, *core.ManualClock) {
+	t.Helper()
+	clk := core.NewManualClock(tierStart)
+	lim, err := core.NewLimiter(newMemStore(t), core.FixedWindow, core.PerMinute(2), core.WithClock(clk), core.WithNamespace("api"))
+	require.NoError(t, err)
+	return lim, clk
+}
+
+func TestTierNames(t *testing.T) {
+	base, _ := newTierBase(t)
+	assert.Equal(t, "default", base.Name())
+	cases := []struct {
+		name      string
+		limits    []core.Limit
+		wantNames []string
+	}{
+		{"one unnamed", []core.Limit{core.PerMinute(10)}, []string{"free"}},
+		{"two unnamed", []core.Limit{core.PerMinute(10), core.PerHour(100)}, []string{"free", "free 100/h"}},
+		{"named kept", []core.Limit{core.PerMinute(10).Named("minute"), core.PerHour(100).Named("hour")}, []string{"minute", "hour"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tier, err := base.Tier("free", c.limits[0], c.limits[1:]...)
+			require.NoError(t, err)
+			assert.Equal(t, "free", tier.Name())
+			got := make([]string, 0, len(c.wantNames))
+			for _, l := range tier.Limits() {
+				got = append(got, l.Name)
+				assert.Equal(t, l.Rate, l.Burst, "the burst defaults to the rate")
+			}
+			assert.Equal(t, c.wantNames, got)
+			assert.Equal(t, base.Algorithm(), tier.Algorithm())
+			assert.Same(t, base.Store(), tier.Store())
+		})
+	}
+	named, err := core.NewLimiter(newMemStore(t), core.GCRA, core.PerSecond(1).Named("login"))
+	require.NoError(t, err)
+	assert.Equal(t, "login", named.Name())
+}
+
+func TestTierRejects(t *testing.T) {
+	base, _ := newTierBase(t)
+	nine := make([]core.Limit, 8)
+	for i := range nine {
+		nine[i] = core.PerHour(int64(i + 1))
+	}
+	cases := []struct {
+		name  string
+		tier  string
+		limit core.Limit
+		more  []core.Limit
+		want  error
+	}{
+		{"empty name", "", core.PerSecond(1), nil, core.ErrInvalidLimit},
+		{"long name", strings.Repeat("n", 65), core.PerSecond(1), nil, core.ErrInvalidLimit},
+		{"quote", `a"b`, core.PerSecond(1), nil, core.ErrInvalidLimit},
+		{"backslash", `a\b`, core.PerSecond(1), nil, core.ErrInvalidLimit},
+		{"newline", "a\nb", core.PerSecond(1), nil, core.ErrInvalidLimit},
+		{"non-ASCII", "plän", core.PerSecond(1), nil, core.ErrInvalidLimit},
+		{"zero limit", "free", core.Limit{}, nil, core.ErrInvalidLimit},
+		{"burst on a window", "free", core.PerSecond(2).WithBurst(5), nil, core.ErrInvalidLimit},
+		{"bad further limit", "free", core.PerSecond(1), []core.Limit{{Rate: -1, Period: time.Second}}, core.ErrInvalidLimit},
+		{"nine limits", "free", core.PerSecond(1), nine, core.ErrInvalidOption},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var tier *core.Limiter
+			var err error
+			require.NotPanics(t, func() { tier, err = base.Tier(c.tier, c.limit, c.more...) })
+			require.ErrorIs(t, err, c.want)
+			assert.Nil(t, tier)
+		})
+	}
+	tier, err := base.Tier(strings.Repeat("n", 64), core.PerSecond(1))
+	require.NoError(t, err, "64 bytes is allowed")
+	assert.Len(t, tier.Name(), 64)
+}
+
+func TestTierKeepsStateApart(t *testing.T) {
+	base, _ := newTierBase(t)
+	ctx := context.Background()
+	free, err := base.Tier("free", core.PerMinute(1))
+	require.NoError(t, err)
+	paid, err := base.Tier("paid", core.PerMinute(3))
+	require.NoError(t, err)
+	for i, want := range []bool{true, false} {
+		d, err := free.Allow(ctx, "user")
+		require.NoError(t, err)
+		assert.Equal(t, want, d.Allowed, "free request %d", i)
+	}
+	for i, want := range []bool{true, true, true, false} {
+		d, err := paid.Allow(ctx, "user")
+		require.NoError(t, err)
+		assert.Equal(t, want, d.Allowed, "paid request %d", i)
+		assert.Equal(t, "paid", d.Limit.Name)
+	}
+	d, err := base.Peek(ctx, "user")
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), d.Remaining, "the base limiter's count is its own")
+}
+
+func TestPeekChangesNothing(t *testing.T) {
+	for _, alg := range core.Algorithms() {
+		t.Run(alg.String(), func(t *testing.T) {
+			clk := core.NewManualClock(tierStart)
+			lim, err := core.NewLimiter(newMemStore(t), alg, core.PerMinute(3), core.WithClock(clk))
+			require.NoError(t, err)
+			ctx := context.Background()
+			_, err = lim.Allow(ctx, "k")
+			require.NoError(t, err)
+			for range 3 {
+				d, err := lim.Peek(ctx, "k")
+				require.NoError(t, err)
+				assert.True(t, d.Allowed)
+				assert.Equal(t, int64(2), d.Remaining)
+			}
+		})
+	}
+}
+
+func TestReset(t *testing.T) {
+	base, _ := newTierBase(t)
+	ctx := context.Background()
+	for range 2 {
+		_, err := base.Allow(ctx, "k")
+		require.NoError(t, err)
+	}
+	d, err := base.Peek(ctx, "k")
+	require.NoError(t, err)
+	require.Equal(t, int64(0), d.Remaining)
+	require.NoError(t, base.Reset(ctx, "k"))
+	d, err = base.Peek(ctx, "k")
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), d.Remaining, "the key starts fresh")
+	assert.NoError(t, base.Reset(ctx, "never seen"), "resetting an unknown key is not an error")
+
+	plain, err := core.NewLimiter(&recordingStore{}, core.GCRA, core.PerSecond(1))
+	require.NoError(t, err)
+	assert.ErrorIs(t, plain.Reset(ctx, "k"), core.ErrUnsupported)
+}
