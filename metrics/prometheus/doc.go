@@ -1,0 +1,49 @@
+// Package prommetrics exports ratewarden's decisions as Prometheus metrics
+// (github.com/prometheus/client_golang). It is a module of its own, so an
+// application that does not use Prometheus never downloads client_golang.
+//
+// An Observer is an httplimit.Observer: hand it to any adapter's middleware
+// with httplimit.WithObserver, and serve the registry with promhttp.
+//
+//	reg := prometheus.NewRegistry()
+//	obs, err := prommetrics.New(reg)
+//	mw, err := stdhttp.New(lim, httplimit.WithObserver(obs))
+//	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+//
+// # Metrics
+//
+//	ratewarden_decisions_total{policy, outcome}  counter: every decision
+//	ratewarden_store_latency_seconds{policy}     histogram: time in the store
+//	ratewarden_store_errors_total{policy}        counter: failed store calls
+//
+// and, for a memory store (NewMemoryStoreCollector), read at scrape time:
+//
+//	ratewarden_memory_store_keys                 gauge: keys held
+//	ratewarden_memory_store_evictions_total      counter: keys evicted
+//
+// The outcome label is httplimit.Outcome's String: allowed, denied,
+// dry_run_denied, failed_open, failed_closed, key_error, skipped, refunded.
+// Every outcome of a policy is exported from its first decision on, at 0 until
+// it happens, so rates and ratios need no absent(). A store error is a
+// failed_open or failed_closed decision, or a refund that failed. The latency
+// histogram's buckets span 50 µs to 1 s (DefaultBuckets says why;
+// WithBuckets changes them). WithNamespace replaces the ratewarden_ prefix and
+// WithConstLabels adds fixed labels, to tell two observers or stores apart in
+// one registry.
+//
+// # Cardinality
+//
+// Label values come from configuration only: the policy is the name of the
+// limiter or tier that decided (httplimit.Event.Policy), the outcome one of a
+// fixed set. The Observer never reads the request, so no client can add a
+// series. A misconfigured application that names policies after request data
+// still cannot exhaust the metrics system's memory, nor the Observer's: it
+// keeps at most DefaultMaxPolicies distinct policies (WithMaxPolicies), and
+// counts the decisions of any policy past them under the policy label "other"
+// (OverflowPolicy), without remembering its name.
+//
+// # Speed
+//
+// Observe allocates nothing and takes no lock once a policy has been seen:
+// one atomic load, one map lookup, and the counter and histogram updates.
+package prommetrics

@@ -1,0 +1,202 @@
+package prommetrics
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ratewarden/ratewarden/httplimit"
+)
+
+const (
+	labelPolicy  = "policy"
+	labelOutcome = "outcome"
+)
+
+// Observer is an httplimit.Observer that exports every decision as
+// Prometheus metrics (the package doc lists them). It is also the
+// prometheus.Collector of those metrics, registered by New; pass it to
+// Unregister to remove them. It is safe for concurrent use.
+//
+// Observe reads the event's outcome, policy, store latency and error, never
+// its request. It costs no allocation: the series of a policy are resolved
+// once, when the policy is first seen, and found again with one atomic load
+// and one map lookup.
+type Observer struct {
+	decisions   *prometheus.CounterVec
+	latency     *prometheus.HistogramVec
+	storeErrors *prometheus.CounterVec
+
+	table       atomic.Pointer[policyTable] // read by Observe, replaced under mu
+	mu          sync.Mutex
+	maxPolicies int
+}
+
+// policyTable maps the policies seen so far to their series. It is never
+// changed once published: a new policy publishes a copy.
+type policyTable struct {
+	byName map[string]*policySeries
+	// overflow holds the series of OverflowPolicy once byName is full, and
+	// is nil before.
+	overflow *policySeries
+}
+
+// policySeries are the resolved series of one policy label value.
+type policySeries struct {
+	decisions   []prometheus.Counter // indexed by httplimit.Outcome
+	latency     prometheus.Observer
+	storeErrors prometheus.Counter
+	label       string
+}
+
+// New makes an Observer and registers its metrics with reg (for the default
+// registry, prometheus.DefaultRegisterer). It returns an error wrapping
+// ErrInvalid for a nil reg or a bad option, and reg's error (such as a
+// prometheus.AlreadyRegisteredError when another Observer with the same
+// namespace and const labels is registered there) when registering fails.
+func New(reg prometheus.Registerer, opts ...Option) (*Observer, error) {
+	if reg == nil {
+		return nil, fmt.Errorf("%w: nil prometheus.Registerer", ErrInvalid)
+	}
+	c, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	o := &Observer{
+		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace:   c.namespace,
+			Name:        "decisions_total",
+			Help:        "Rate-limit decisions, by policy and outcome (allowed, denied, dry_run_denied, failed_open, failed_closed, key_error, skipped, refunded).",
+			ConstLabels: c.constLabels,
+		}, []string{labelPolicy, labelOutcome}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace:   c.namespace,
+			Name:        "store_latency_seconds",
+			Help:        "Time a rate-limit decision spent in its store, in seconds, by policy.",
+			ConstLabels: c.constLabels,
+			Buckets:     c.buckets,
+		}, []string{labelPolicy}),
+		storeErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace:   c.namespace,
+			Name:        "store_errors_total",
+			Help:        "Rate-limit store calls that failed (the request then failed open or closed), and failed refunds, by policy.",
+			ConstLabels: c.constLabels,
+		}, []string{labelPolicy}),
+		maxPolicies: c.maxPolicies,
+	}
+	o.table.Store(&policyTable{byName: map[string]*policySeries{}})
+	if err := reg.Register(o); err != nil {
+		return nil, fmt.Errorf("prommetrics: registering the observer's metrics: %w", err)
+	}
+	return o, nil
+}
+
+// Observe counts e under its policy and outcome, records its store latency
+// in seconds when it had one, and counts a store error when e carries one
+// that is not a key error. It implements httplimit.Observer.
+func (o *Observer) Observe(e httplimit.Event) {
+	s := o.series(e.Policy)
+	if int(e.Outcome) < len(s.decisions) && s.decisions[e.Outcome] != nil {
+		s.decisions[e.Outcome].Inc()
+	} else {
+		// Not one of httplimit.Outcomes: a caller's bug, counted as it
+		// names itself ("unknown") on the slow path.
+		o.decisions.WithLabelValues(s.label, e.Outcome.String()).Inc()
+	}
+	if e.StoreLatency > 0 {
+		s.latency.Observe(e.StoreLatency.Seconds())
+	}
+	if e.Err != nil && e.Outcome != httplimit.OutcomeKeyError {
+		s.storeErrors.Inc()
+	}
+}
+
+// series returns the series of policy: from the published table when it is
+// there (the path of every request but a policy's first), else made.
+func (o *Observer) series(policy string) *policySeries {
+	t := o.table.Load()
+	if s, ok := t.byName[policy]; ok {
+		return s
+	}
+	if t.overflow != nil {
+		return t.overflow
+	}
+	return o.addPolicy(policy)
+}
+
+// addPolicy resolves the series of a policy seen for the first time and
+// publishes a table that holds it, or, past the bound, the overflow series.
+// Overflowing names are never stored, so no sequence of names grows memory.
+func (o *Observer) addPolicy(policy string) *policySeries {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	t := o.table.Load()
+	if s, ok := t.byName[policy]; ok {
+		return s
+	}
+	if t.overflow != nil {
+		return t.overflow
+	}
+	next := &policyTable{byName: make(map[string]*policySeries, len(t.byName)+1)}
+	for name, s := range t.byName {
+		next.byName[name] = s
+	}
+	var s *policySeries
+	if len(t.byName) < o.maxPolicies {
+		s = o.resolve(policy)
+		next.byName[policy] = s
+	}
+	if len(next.byName) >= o.maxPolicies {
+		next.overflow = o.resolve(OverflowPolicy)
+	}
+	if s == nil {
+		s = next.overflow
+	}
+	o.table.Store(next)
+	return s
+}
+
+// resolve makes the series of one policy label value, every outcome at 0.
+func (o *Observer) resolve(policy string) *policySeries {
+	label := policy
+	if !utf8.ValidString(label) {
+		label = strings.ToValidUTF8(label, "\uFFFD") // WithLabelValues panics on invalid UTF-8
+	}
+	s := &policySeries{
+		decisions:   make([]prometheus.Counter, maxOutcome()+1),
+		latency:     o.latency.WithLabelValues(label),
+		storeErrors: o.storeErrors.WithLabelValues(label),
+		label:       label,
+	}
+	for _, out := range httplimit.Outcomes {
+		s.decisions[out] = o.decisions.WithLabelValues(label, out.String())
+	}
+	return s
+}
+
+func maxOutcome() httplimit.Outcome {
+	var m httplimit.Outcome
+	for _, out := range httplimit.Outcomes {
+		m = max(m, out)
+	}
+	return m
+}
+
+// Describe sends the descriptors of the Observer's metrics. It implements
+// prometheus.Collector.
+func (o *Observer) Describe(ch chan<- *prometheus.Desc) {
+	o.decisions.Describe(ch)
+	o.latency.Describe(ch)
+	o.storeErrors.Describe(ch)
+}
+
+// Collect sends the Observer's metrics. It implements prometheus.Collector.
+func (o *Observer) Collect(ch chan<- prometheus.Metric) {
+	o.decisions.Collect(ch)
+	o.latency.Collect(ch)
+	o.storeErrors.Collect(ch)
+}
