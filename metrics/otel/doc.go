@@ -1,0 +1,49 @@
+// Package otelmetrics records ratewarden's decisions with OpenTelemetry
+// metric instruments (go.opentelemetry.io/otel/metric, the API only: the
+// application picks the SDK and exporter). It is a module of its own, so an
+// application that does not use OpenTelemetry never downloads it.
+//
+// An Observer is an httplimit.Observer: hand it to any adapter's middleware
+// with httplimit.WithObserver.
+//
+//	obs, err := otelmetrics.New(otel.GetMeterProvider())
+//	mw, err := stdhttp.New(lim, httplimit.WithObserver(obs))
+//
+// # Instruments
+//
+// All come from the Meter named ScopeName.
+//
+//	ratewarden.decisions            counter {decision}, attributes ratewarden.policy, ratewarden.outcome
+//	ratewarden.store.duration       histogram, unit s, attribute ratewarden.policy
+//	ratewarden.store.errors         counter {error}, attribute ratewarden.policy
+//
+// and, for a memory store (RegisterMemoryStore), observed at collection:
+//
+//	ratewarden.memory_store.keys       up-down counter {key}: keys held
+//	ratewarden.memory_store.evictions  counter {eviction}: keys evicted
+//
+// The outcome is httplimit.Outcome's String: allowed, denied,
+// dry_run_denied, failed_open, failed_closed, key_error, skipped, refunded. A
+// store error is a failed_open or failed_closed decision, or a refund that
+// failed. The duration histogram advises buckets from 50 µs to 1 s
+// (DefaultBuckets says why; WithBuckets or an SDK View changes them).
+// WithAttributes adds fixed attributes to every measurement.
+//
+// # Cardinality
+//
+// Attribute values come from configuration only: the policy is the name of
+// the limiter or tier that decided (httplimit.Event.Policy), the outcome one
+// of a fixed set. The Observer never reads the request, so no client can add
+// a time series. A misconfigured application that names policies after
+// request data still cannot exhaust the metrics pipeline's memory, nor the
+// Observer's: it keeps at most DefaultMaxPolicies distinct policies
+// (WithMaxPolicies), and records the decisions of any policy past them under
+// the policy "other" (OverflowPolicy), without remembering its name.
+//
+// # Speed
+//
+// Observe builds no attribute set and takes no lock of its own once a policy
+// has been seen: the sets are made once per policy and outcome and passed as
+// metric.WithAttributeSet options. Measurements use context.Background(),
+// never the request's context.
+package otelmetrics

@@ -1,0 +1,174 @@
+package otelmetrics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/ratewarden/ratewarden/httplimit"
+)
+
+// Observer is an httplimit.Observer that records every decision with
+// OpenTelemetry instruments (the package doc lists them). It is safe for
+// concurrent use.
+//
+// Observe reads the event's outcome, policy, store latency and error, never
+// its request. It builds no attribute set: the measurement options of a
+// policy are made once, when the policy is first seen, and found again with
+// one atomic load and one map lookup.
+type Observer struct {
+	decisions   metric.Int64Counter
+	duration    metric.Float64Histogram
+	storeErrors metric.Int64Counter
+	attrs       []attribute.KeyValue
+
+	table       atomic.Pointer[policyTable] // read by Observe, replaced under mu
+	mu          sync.Mutex
+	maxPolicies int
+}
+
+// policyTable maps the policies seen so far to their options. It is never
+// changed once published: a new policy publishes a copy.
+type policyTable struct {
+	byName map[string]*policyOptions
+	// overflow holds the options of OverflowPolicy once byName is full, and
+	// is nil before.
+	overflow *policyOptions
+}
+
+// policyOptions are the precomputed attribute sets of one policy, each
+// wrapped as the one-element option list the instruments take.
+type policyOptions struct {
+	decisions [][]metric.AddOption // indexed by httplimit.Outcome
+	unknown   []metric.AddOption   // an outcome not in httplimit.Outcomes
+	duration  []metric.RecordOption
+	errors    []metric.AddOption
+}
+
+// New makes an Observer whose instruments come from mp's Meter named
+// ScopeName (for the global provider, otel.GetMeterProvider()). It returns
+// an error wrapping ErrInvalid for a nil mp or a bad option, and the Meter's
+// error when an instrument cannot be made.
+func New(mp metric.MeterProvider, opts ...Option) (*Observer, error) {
+	if mp == nil {
+		return nil, fmt.Errorf("%w: nil metric.MeterProvider", ErrInvalid)
+	}
+	c, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	meter := mp.Meter(ScopeName)
+	o := &Observer{attrs: c.attrs, maxPolicies: c.maxPolicies}
+	var errs [3]error
+	o.decisions, errs[0] = meter.Int64Counter("ratewarden.decisions",
+		metric.WithUnit("{decision}"),
+		metric.WithDescription("Rate-limit decisions, by policy and outcome."))
+	o.duration, errs[1] = meter.Float64Histogram("ratewarden.store.duration",
+		metric.WithUnit("s"),
+		metric.WithDescription("Time a rate-limit decision spent in its store."),
+		metric.WithExplicitBucketBoundaries(c.buckets...))
+	o.storeErrors, errs[2] = meter.Int64Counter("ratewarden.store.errors",
+		metric.WithUnit("{error}"),
+		metric.WithDescription("Rate-limit store calls that failed (the request then failed open or closed), and failed refunds."))
+	if err := errors.Join(errs[:]...); err != nil {
+		return nil, fmt.Errorf("otelmetrics: making the instruments: %w", err)
+	}
+	o.table.Store(&policyTable{byName: map[string]*policyOptions{}})
+	return o, nil
+}
+
+// Observe counts e under its policy and outcome, records its store latency
+// in seconds when it had one, and counts a store error when e carries one
+// that is not a key error. It implements httplimit.Observer.
+func (o *Observer) Observe(e httplimit.Event) {
+	p := o.options(e.Policy)
+	ctx := context.Background() // never the request's: Observe reads nothing of it
+	add := p.unknown
+	if int(e.Outcome) < len(p.decisions) && p.decisions[e.Outcome] != nil {
+		add = p.decisions[e.Outcome]
+	}
+	o.decisions.Add(ctx, 1, add...)
+	if e.StoreLatency > 0 {
+		o.duration.Record(ctx, e.StoreLatency.Seconds(), p.duration...)
+	}
+	if e.Err != nil && e.Outcome != httplimit.OutcomeKeyError {
+		o.storeErrors.Add(ctx, 1, p.errors...)
+	}
+}
+
+// options returns the options of policy: from the published table when it is
+// there (the path of every request but a policy's first), else made.
+func (o *Observer) options(policy string) *policyOptions {
+	t := o.table.Load()
+	if p, ok := t.byName[policy]; ok {
+		return p
+	}
+	if t.overflow != nil {
+		return t.overflow
+	}
+	return o.addPolicy(policy)
+}
+
+// addPolicy makes the options of a policy seen for the first time and
+// publishes a table that holds them, or, past the bound, the overflow's.
+// Overflowing names are never stored, so no sequence of names grows memory.
+func (o *Observer) addPolicy(policy string) *policyOptions {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	t := o.table.Load()
+	if p, ok := t.byName[policy]; ok {
+		return p
+	}
+	if t.overflow != nil {
+		return t.overflow
+	}
+	next := &policyTable{byName: make(map[string]*policyOptions, len(t.byName)+1)}
+	for name, p := range t.byName {
+		next.byName[name] = p
+	}
+	var p *policyOptions
+	if len(t.byName) < o.maxPolicies {
+		p = o.makeOptions(policy)
+		next.byName[policy] = p
+	}
+	if len(next.byName) >= o.maxPolicies {
+		next.overflow = o.makeOptions(OverflowPolicy)
+	}
+	if p == nil {
+		p = next.overflow
+	}
+	o.table.Store(next)
+	return p
+}
+
+// makeOptions builds the attribute sets of one policy value.
+func (o *Observer) makeOptions(policy string) *policyOptions {
+	withOutcome := func(name string) []metric.AddOption {
+		kvs := append(append([]attribute.KeyValue{}, o.attrs...), AttrPolicy.String(policy), AttrOutcome.String(name))
+		return []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(kvs...))}
+	}
+	policyOnly := metric.WithAttributeSet(attribute.NewSet(append(append([]attribute.KeyValue{}, o.attrs...), AttrPolicy.String(policy))...))
+	p := &policyOptions{
+		decisions: make([][]metric.AddOption, maxOutcome()+1),
+		unknown:   withOutcome(httplimit.Outcome(0).String()),
+		duration:  []metric.RecordOption{policyOnly},
+		errors:    []metric.AddOption{policyOnly},
+	}
+	for _, out := range httplimit.Outcomes {
+		p.decisions[out] = withOutcome(out.String())
+	}
+	return p
+}
+
+func maxOutcome() httplimit.Outcome {
+	var m httplimit.Outcome
+	for _, out := range httplimit.Outcomes {
+		m = max(m, out)
+	}
+	return m
+}

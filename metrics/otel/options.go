@@ -1,0 +1,123 @@
+package otelmetrics
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"go.opentelemetry.io/otel/attribute"
+)
+
+// ErrInvalid is wrapped by every error New and RegisterMemoryStore return
+// for a bad argument or option; check it with errors.Is.
+var ErrInvalid = errors.New("otelmetrics: invalid argument")
+
+// ScopeName is the name of the Meter (the instrumentation scope) the
+// instruments are created with.
+const ScopeName = "github.com/ratewarden/ratewarden/metrics/otel"
+
+// The attribute keys of the measurements.
+const (
+	// AttrPolicy names the policy (limiter or tier) that decided.
+	AttrPolicy attribute.Key = "ratewarden.policy"
+	// AttrOutcome is httplimit.Outcome's String.
+	AttrOutcome attribute.Key = "ratewarden.outcome"
+)
+
+// DefaultMaxPolicies is how many distinct policy attribute values an
+// Observer keeps apart unless WithMaxPolicies says otherwise.
+const DefaultMaxPolicies = 256
+
+// OverflowPolicy is the policy attribute value of the decisions of every
+// policy past the bound of WithMaxPolicies.
+const OverflowPolicy = "other"
+
+// DefaultBuckets returns the explicit bucket boundaries, in seconds, that
+// ratewarden.store.duration advises: 50 µs to 1 s in steps of 1, 2.5, 5 per
+// decade. An in-process store decides in about 100 ns, all in the first
+// bucket; a Redis round trip takes 0.2 to 2 ms, spread over five buckets; the
+// top buckets reach past httplimit's default store timeout (100 ms) to a 1 s
+// one. A View of the SDK can still replace them.
+func DefaultBuckets() []float64 {
+	return []float64{
+		0.00005, 0.0001, 0.00025, 0.0005,
+		0.001, 0.0025, 0.005,
+		0.01, 0.025, 0.05,
+		0.1, 0.25, 0.5, 1,
+	}
+}
+
+// Option configures New and RegisterMemoryStore.
+type Option func(*config) error
+
+type config struct {
+	buckets     []float64
+	attrs       []attribute.KeyValue
+	maxPolicies int
+}
+
+func newConfig(opts []Option) (config, error) {
+	c := config{buckets: DefaultBuckets(), maxPolicies: DefaultMaxPolicies}
+	for _, opt := range opts {
+		if opt == nil {
+			return c, fmt.Errorf("%w: nil Option", ErrInvalid)
+		}
+		if err := opt(&c); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+// WithBuckets replaces DefaultBuckets as the bucket boundaries, in seconds,
+// that the store-duration histogram advises. They must be finite, above zero
+// and strictly increasing; at least one.
+func WithBuckets(bounds ...float64) Option {
+	return func(c *config) error {
+		if len(bounds) == 0 {
+			return fmt.Errorf("%w: no histogram buckets", ErrInvalid)
+		}
+		for i, b := range bounds {
+			if math.IsNaN(b) || math.IsInf(b, 0) || b <= 0 {
+				return fmt.Errorf("%w: histogram bucket %v is not a finite number of seconds above 0", ErrInvalid, b)
+			}
+			if i > 0 && b <= bounds[i-1] {
+				return fmt.Errorf("%w: histogram buckets must increase: %v follows %v", ErrInvalid, b, bounds[i-1])
+			}
+		}
+		c.buckets = append([]float64(nil), bounds...)
+		return nil
+	}
+}
+
+// WithAttributes adds attributes with fixed values to every measurement, to
+// tell apart two observers or stores (attribute.String("app", "shop")). Each
+// key must be non-empty and must not be AttrPolicy or AttrOutcome.
+func WithAttributes(attrs ...attribute.KeyValue) Option {
+	return func(c *config) error {
+		for _, kv := range attrs {
+			switch {
+			case !kv.Valid():
+				return fmt.Errorf("%w: an attribute has an empty key", ErrInvalid)
+			case kv.Key == AttrPolicy || kv.Key == AttrOutcome:
+				return fmt.Errorf("%w: attribute %q is one of the observer's own", ErrInvalid, string(kv.Key))
+			}
+		}
+		c.attrs = append(c.attrs, attrs...)
+		return nil
+	}
+}
+
+// WithMaxPolicies bounds the number of distinct policy attribute values an
+// Observer exports (DefaultMaxPolicies unless set): the decisions of every
+// policy it sees after the first n are counted under OverflowPolicy. n must be
+// at least 1.
+func WithMaxPolicies(n int) Option {
+	return func(c *config) error {
+		if n < 1 {
+			return fmt.Errorf("%w: max policies %d is below 1", ErrInvalid, n)
+		}
+		c.maxPolicies = n
+		return nil
+	}
+}
