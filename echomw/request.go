@@ -1,9 +1,13 @@
 package echomw
 
 import (
+	"context"
 	"sync"
+	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/ratewarden/ratewarden/keyfuncs"
 )
 
 // request is the keyfuncs.Request view of an echo.Context. echo.Context is an
@@ -20,3 +24,48 @@ func (v *request) HeaderValues(name string) []string { return v.c.Request().Head
 func (v *request) Method() string                    { return v.c.Request().Method }
 func (v *request) Path() string                      { return v.c.Request().URL.Path }
 func (v *request) Route() string                     { return v.c.Path() }
+
+// Context returns the request's context as seen from Echo: Value finds what
+// c.Set stored first, then what c.Request().Context() holds (see
+// requestContext). It is the pooled view itself, valid while the view is.
+func (v *request) Context() context.Context { return (*requestContext)(v) }
+
+// ClientIP is Echo's c.RealIP() (keyfuncs.ClientIPResolver), for
+// keyfuncs.FrameworkIP.
+func (v *request) ClientIP() string { return v.c.RealIP() }
+
+// requestContext is the context.Context of an echo.Context: Value(key)
+// returns c.Get(key) for a string key when it is not nil, else
+// c.Request().Context().Value(key); Deadline, Done and Err are
+// c.Request().Context()'s. It is a view under another type, so converting it
+// to a context.Context does not allocate.
+type requestContext request
+
+func (x *requestContext) Deadline() (time.Time, bool) { return x.c.Request().Context().Deadline() }
+func (x *requestContext) Done() <-chan struct{}       { return x.c.Request().Context().Done() }
+func (x *requestContext) Err() error                  { return x.c.Request().Context().Err() }
+
+func (x *requestContext) Value(key any) any {
+	if k, ok := key.(string); ok {
+		if v := x.c.Get(k); v != nil {
+			return v
+		}
+	}
+	return x.c.Request().Context().Value(key)
+}
+
+// Native returns the echo.Context behind a keyfuncs.Request that this
+// package's middleware made, for key functions, skips, costs and responders
+// that need more than the neutral view (c.Get, c.Param, c.RealIP, c.JSON);
+// false for any other Request. Authentication middleware that runs before
+// the limiter stores a user with c.Set("user", id), which
+// keyfuncs.ContextValue("user") reads. The Request (and so the answer) is
+// valid only during the call it was handed to: the middleware reuses it for
+// another request afterwards.
+func Native(r keyfuncs.Request) (echo.Context, bool) {
+	v, ok := r.(*request)
+	if !ok || v == nil || v.c == nil {
+		return nil, false
+	}
+	return v.c, true
+}

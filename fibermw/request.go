@@ -49,6 +49,15 @@ func (v request) Method() string { return strings.Clone(v.c.Method()) }
 func (v request) Path() string   { return strings.Clone(v.c.Path()) }
 func (v request) Route() string  { return v.c.Route().Path }
 
+// Context returns the request's context as seen from Fiber: Value finds what
+// c.Locals stored first, then what c.UserContext() holds (see
+// requestContext).
+func (v request) Context() context.Context { return requestContext(v) }
+
+// ClientIP is Fiber's c.IP() (keyfuncs.ClientIPResolver), for
+// keyfuncs.FrameworkIP, copied: it may lie in fasthttp's buffers.
+func (v request) ClientIP() string { return strings.Clone(v.c.IP()) }
+
 // HoldContext is what a held request waits on (httplimit.HoldContext):
 // fasthttp's RequestCtx, which ends when the server shuts down.
 func (v request) HoldContext() context.Context { return v.c.Context() }

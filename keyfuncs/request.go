@@ -1,13 +1,26 @@
 package keyfuncs
 
-import "errors"
+import (
+	"context"
+	"errors"
+	"fmt"
+)
 
 // Request is the framework-neutral view of an HTTP request that key functions
 // and the HTTP policy (package httplimit) read. Each adapter implements it
 // over its framework's request, usually as a one-pointer struct so that
-// passing it costs no allocation.
+// passing it costs no allocation. A Request is valid only while the call it
+// was handed to runs: keep what you read from it, not the Request.
+//
+// Each adapter also has a function Native that returns its framework's own
+// request from a Request (stdhttp.Native gives the *http.Request,
+// ginmw.Native the *gin.Context, echomw.Native the echo.Context,
+// fibermw.Native the *fiber.Ctx), for key functions, skips, costs and
+// responders that need more than this view.
 type Request interface {
-	// RemoteAddr is the network peer's address, "ip:port" or a bare IP.
+	// RemoteAddr is the network peer's address, "ip:port" or a bare IP; for
+	// a peer that has no IP address, whatever the server reports ("@" or ""
+	// for a unix-socket peer).
 	RemoteAddr() string
 	// Header returns the first value of the named header, "" when absent.
 	Header(name string) string
@@ -22,6 +35,23 @@ type Request interface {
 	// Route is the matched route pattern (Gin's FullPath, Echo's Path, Fiber's
 	// route path, net/http's Request.Pattern), "" when the router gives none.
 	Route() string
+	// Context is the request's context, where authentication middleware
+	// leaves what it learnt (see ContextValue): net/http's
+	// Request.Context(); for Gin, Echo and Fiber a context whose Value also
+	// returns what c.Set (Gin, Echo) or c.Locals (Fiber) stored, as each
+	// adapter's documentation says.
+	Context() context.Context
+}
+
+// ClientIPResolver is implemented by the Request of an adapter whose
+// framework resolves the client's IP address itself, from its own proxy
+// settings: Gin's c.ClientIP(), Echo's c.RealIP(), Fiber's c.IP().
+// FrameworkIP keys by it. net/http has no such resolution, and its Request
+// does not implement it.
+type ClientIPResolver interface {
+	// ClientIP returns the client's IP address as the framework resolved
+	// it, "" when it has none.
+	ClientIP() string
 }
 
 // Func extracts the rate-limit key from a request: who the client is. An
@@ -33,3 +63,13 @@ type Func func(r Request) (string, error)
 // bad token): the HTTP policy answers such a request with its key-error
 // response, never lets it through unlimited.
 var ErrKey = errors.New("ratewarden: no key")
+
+// ErrPeerNotIP reports that the client's address is unknown because the
+// network peer has no IP address: the server listens on a unix socket (the
+// peer's address is then "@" or "") or on a custom listener, and no trusted
+// proxy named the client. It wraps ErrKey. It is a fault of the server's
+// configuration, not of the request: behind a proxy that sets
+// X-Forwarded-For (nginx → unix socket → app), trust the socket with
+// WithTrustedProxies("unix"); otherwise key by something other than the
+// address.
+var ErrPeerNotIP = fmt.Errorf("%w: the peer address is not an IP address", ErrKey)

@@ -1,9 +1,10 @@
 // Package fakereq is a keyfuncs.Request for the project's own tests: a
-// request with a peer address, headers, a method, a path and a route, and no
-// server behind it.
+// request with a peer address, headers, a method, a path, a route and a
+// context, and no server behind it.
 package fakereq
 
 import (
+	"context"
 	"net/textproto"
 
 	"github.com/ratewarden/ratewarden/keyfuncs"
@@ -17,6 +18,8 @@ type Request struct {
 	MethodName   string
 	PathName     string
 	RoutePattern string
+	// Ctx is what Context returns; nil means context.Background().
+	Ctx context.Context
 }
 
 var _ keyfuncs.Request = (*Request)(nil)
@@ -56,3 +59,11 @@ func (r *Request) Path() string { return r.PathName }
 
 // Route returns RoutePattern.
 func (r *Request) Route() string { return r.RoutePattern }
+
+// Context returns Ctx, or context.Background() when Ctx is nil.
+func (r *Request) Context() context.Context {
+	if r.Ctx == nil {
+		return context.Background()
+	}
+	return r.Ctx
+}

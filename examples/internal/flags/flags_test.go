@@ -207,3 +207,4 @@ func (f fakeRequest) HeaderValues(string) []string { return nil }
 func (f fakeRequest) Method() string               { return "GET" }
 func (f fakeRequest) Path() string                 { return f.path }
 func (f fakeRequest) Route() string                { return "" }
+func (f fakeRequest) Context() context.Context     { return context.Background() }

@@ -2,6 +2,7 @@ package flags
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"net"
 	"strings"
@@ -65,9 +66,10 @@ func (h headerRequest) HeaderValues(name string) []string {
 	}
 	return nil
 }
-func (h headerRequest) Method() string { return "GET" }
-func (h headerRequest) Path() string   { return "/" }
-func (h headerRequest) Route() string  { return "" }
+func (h headerRequest) Method() string           { return "GET" }
+func (h headerRequest) Path() string             { return "/" }
+func (h headerRequest) Route() string            { return "" }
+func (h headerRequest) Context() context.Context { return context.Background() }
 
 // With no Redis at the address, -fail open lets requests through and -fail
 // closed answers 503; neither is a 429.
