@@ -17,13 +17,14 @@ const DefaultMaxValueLength = 256
 // base64url: 43 characters.
 const hashPrefix = "sha256:"
 
-// Option configures IP or Header. Each option applies to one of them, and
-// the other refuses it with an error wrapping core.ErrInvalidOption.
+// Option configures IP, FrameworkIP, Header or ContextValue. Each option
+// says which of them it applies to; the others refuse it with an error
+// wrapping core.ErrInvalidOption.
 type Option func(*config) error
 
 // config is what the options set, for the constructor named by ctor.
 type config struct {
-	ctor   string // "IP" or "Header"
+	ctor   string // "IP", "FrameworkIP", "Header" or "ContextValue"
 	ip     ipConfig
 	header headerConfig
 }
@@ -42,11 +43,13 @@ func (c *config) apply(opts []Option) error {
 }
 
 // appliesTo reports an option given to a constructor it does not apply to.
-func (c *config) appliesTo(option, ctor string) error {
-	if c.ctor != ctor {
-		return fmt.Errorf("%w: keyfuncs.%s: %s applies to %s only", core.ErrInvalidOption, c.ctor, option, ctor)
+func (c *config) appliesTo(option string, ctors ...string) error {
+	for _, ctor := range ctors {
+		if c.ctor == ctor {
+			return nil
+		}
 	}
-	return nil
+	return fmt.Errorf("%w: keyfuncs.%s: %s applies to %s only", core.ErrInvalidOption, c.ctor, option, strings.Join(ctors, " and "))
 }
 
 type headerConfig struct {
@@ -54,14 +57,15 @@ type headerConfig struct {
 	prefix string
 }
 
-// WithMaxValueLength sets the longest value (after the prefix is removed) that
-// Header uses as the key as it is; n must be at least 1. Longer values are
+// WithMaxValueLength sets the longest value (for Header, after the prefix is
+// removed) that Header or ContextValue uses as the key as it is; n must be at
+// least 1. Longer values are
 // replaced by "sha256:" followed by the unpadded base64url SHA-256 of the
 // value (50 bytes), so a client cannot make the store keep huge keys. The
 // default is DefaultMaxValueLength.
 func WithMaxValueLength(n int) Option {
 	return func(cfg *config) error {
-		if err := cfg.appliesTo("WithMaxValueLength", "Header"); err != nil {
+		if err := cfg.appliesTo("WithMaxValueLength", "Header", "ContextValue"); err != nil {
 			return err
 		}
 		c := &cfg.header
