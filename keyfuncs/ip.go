@@ -36,28 +36,50 @@ type ipHeader struct {
 
 type ipConfig struct {
 	trusted    []netip.Prefix
+	trustUnix  bool // TrustUnixSocket was named
 	v4Bits     int
 	v6Bits     int
 	headers    []ipHeader
 	headersSet bool
 }
 
+// TrustUnixSocket is the WithTrustedProxies entry that trusts a unix-socket
+// peer: a connection to a unix-socket listener, whose peer address net/http,
+// Gin, Echo and Fiber report as "@" (an unnamed client socket, what nginx and
+// most proxies use), "" (when the system names no peer) or the client
+// socket's path when it is bound to one. Name it when the app listens on a
+// unix socket behind a reverse proxy (nginx's
+// "proxy_pass http://unix:/run/app.sock:"): only what can open the socket
+// file can connect, so the proxy's forwarding headers can be believed. A peer
+// address that is neither an IP address nor one of these forms stays
+// untrusted.
+const TrustUnixSocket = "unix"
+
 // WithTrustedProxies names the proxies whose forwarding headers are believed:
-// CIDR prefixes ("10.0.0.0/8", "2001:db8::/32") or bare addresses
-// ("192.0.2.10", which means a /32). Forwarding headers are read only when the
-// peer address is inside one of them, and X-Forwarded-For and Forwarded are
-// walked from the right past every hop inside them. The option may be given
-// several times; the lists add up, and no argument adds nothing. An empty
-// string, a zone, or anything that does not parse is an error. IPv4 peers
-// (IPv4-mapped ones included) match IPv4 prefixes only: "::/0" does not trust
-// them; "::ffff:10.0.0.0/104" is read as "10.0.0.0/8".
+// CIDR prefixes ("10.0.0.0/8", "2001:db8::/32"), bare addresses
+// ("192.0.2.10", which means a /32), or TrustUnixSocket ("unix"), which names
+// a peer that has no IP address, such as a unix-socket connection. Forwarding
+// headers are read only when the peer address is inside one of them, and
+// X-Forwarded-For and Forwarded are walked from the right past every hop
+// inside them. The option may be given several times; the lists add up, and
+// no argument adds nothing. An empty string, a zone, or anything that does not
+// parse is an error. IPv4 peers (IPv4-mapped ones included) match IPv4
+// prefixes only: "::/0" does not trust them; "::ffff:10.0.0.0/104" is read as
+// "10.0.0.0/8".
 func WithTrustedProxies(cidrs ...string) Option {
 	return func(cfg *config) error {
+		if cfg.ctor == "FrameworkIP" {
+			return fmt.Errorf("%w: keyfuncs.FrameworkIP: WithTrustedProxies does not apply: FrameworkIP takes the framework's answer, so name the proxies to the framework (Gin's SetTrustedProxies, Echo's IPExtractor, Fiber's TrustedProxies)", core.ErrInvalidOption)
+		}
 		if err := cfg.appliesTo("WithTrustedProxies", "IP"); err != nil {
 			return err
 		}
 		c := &cfg.ip
 		for _, s := range cidrs {
+			if s == TrustUnixSocket {
+				c.trustUnix = true
+				continue
+			}
 			p, err := parseTrusted(s)
 			if err != nil {
 				return err
@@ -82,7 +104,7 @@ func parseTrusted(s string) (netip.Prefix, error) {
 	}
 	a, err := netip.ParseAddr(s)
 	if err != nil || a.Zone() != "" {
-		return netip.Prefix{}, fmt.Errorf("%w: keyfuncs.WithTrustedProxies: %q is not an IP address or CIDR prefix", core.ErrInvalidOption, s)
+		return netip.Prefix{}, fmt.Errorf("%w: keyfuncs.WithTrustedProxies: %q is not an IP address, CIDR prefix or %q", core.ErrInvalidOption, s, TrustUnixSocket)
 	}
 	a = a.Unmap()
 	return netip.PrefixFrom(a, a.BitLen()), nil
@@ -94,7 +116,7 @@ func parseTrusted(s string) (netip.Prefix, error) {
 // own.
 func WithIPv6Prefix(bits int) Option {
 	return func(cfg *config) error {
-		if err := cfg.appliesTo("WithIPv6Prefix", "IP"); err != nil {
+		if err := cfg.appliesTo("WithIPv6Prefix", "IP", "FrameworkIP"); err != nil {
 			return err
 		}
 		c := &cfg.ip
@@ -110,7 +132,7 @@ func WithIPv6Prefix(bits int) Option {
 // default, 32, keys each address on its own.
 func WithIPv4Prefix(bits int) Option {
 	return func(cfg *config) error {
-		if err := cfg.appliesTo("WithIPv4Prefix", "IP"); err != nil {
+		if err := cfg.appliesTo("WithIPv4Prefix", "IP", "FrameworkIP"); err != nil {
 			return err
 		}
 		c := &cfg.ip
@@ -164,7 +186,10 @@ func WithForwardingHeaders(names ...string) Option {
 	}
 }
 
-var errPeer = fmt.Errorf("%w: the peer address is not an IP address", ErrKey)
+var (
+	errPeerNotIP   = fmt.Errorf(`%w (a unix socket or a custom listener): behind a proxy that sets X-Forwarded-For, trust the socket with keyfuncs.WithTrustedProxies("unix"); otherwise key by something other than the address`, ErrPeerNotIP)
+	errNoForwarded = fmt.Errorf("%w, and no honoured forwarding header names the client: make the proxy on the unix socket set X-Forwarded-For (nginx: proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for)", ErrPeerNotIP)
+)
 
 // IP returns a key function that keys a request by its client's IP address.
 //
@@ -189,7 +214,9 @@ var errPeer = fmt.Errorf("%w: the peer address is not an IP address", ErrKey)
 // IPv4. The key is the client address masked to WithIPv4Prefix bits (default 32)
 // or WithIPv6Prefix bits (default 64) in canonical form: "203.0.113.7" for a
 // whole address, "2001:db8:1:2::/64" for a prefix. A peer address that is not an
-// IP address is a key error wrapping ErrKey.
+// IP address ("@" or "" for a unix-socket peer) is a key error wrapping
+// ErrPeerNotIP (and so ErrKey), unless WithTrustedProxies names
+// TrustUnixSocket and a forwarding header names the client.
 //
 // The constructor returns an error wrapping core.ErrInvalidOption for an
 // invalid option. The key function is safe for concurrent use and does not
@@ -207,7 +234,7 @@ func IP(opts ...Option) (Func, error) {
 			{HeaderXRealIP, kindXRealIP},
 		}
 	}
-	if len(c.trusted) == 0 {
+	if len(c.trusted) == 0 && !c.trustUnix {
 		c.headers = nil
 	}
 	return c.key, nil
@@ -220,31 +247,58 @@ func (c *ipConfig) key(r Request) (string, error) {
 	if !canonical {
 		var ok bool
 		if peer, peerText, ok = parseHostPort(addr); !ok {
-			return "", errPeer
+			return c.nonIPPeerKey(r)
 		}
 	}
 	if len(c.headers) > 0 && c.isTrusted(peer) {
-		for _, h := range c.headers {
-			var a netip.Addr
-			var text string
-			var ok bool
-			switch h.kind {
-			case kindXFF:
-				a, text, ok = c.walkXFF(r.HeaderValues(h.name))
-			case kindForwarded:
-				a, text, ok = c.walkForwarded(r.HeaderValues(h.name))
-			default:
-				a, text, ok = realIP(r.HeaderValues(h.name))
-			}
-			if ok {
-				return c.format(a, text), nil
-			}
+		if k, ok := c.fromHeaders(r); ok {
+			return k, nil
 		}
 	}
 	if canonical && c.v4Bits == 32 {
 		return peerText, nil // the address as written is the key
 	}
 	return c.format(peer, peerText), nil
+}
+
+// nonIPPeerKey is the key of a request whose peer has no IP address: the
+// client named by the forwarding headers when such peers are trusted.
+func (c *ipConfig) nonIPPeerKey(r Request) (string, error) {
+	if !c.trustUnix || !isUnixPeer(r.RemoteAddr()) {
+		return "", errPeerNotIP
+	}
+	if k, ok := c.fromHeaders(r); ok {
+		return k, nil
+	}
+	return "", errNoForwarded
+}
+
+// isUnixPeer reports whether addr is how servers write a unix-socket peer:
+// "", "@" (or "@name", an abstract socket) or a path.
+func isUnixPeer(addr string) bool {
+	return addr == "" || addr[0] == '@' || addr[0] == '/'
+}
+
+// fromHeaders returns the key of the client the honoured forwarding headers
+// name, in their order; false when none does.
+func (c *ipConfig) fromHeaders(r Request) (string, bool) {
+	for _, h := range c.headers {
+		var a netip.Addr
+		var text string
+		var ok bool
+		switch h.kind {
+		case kindXFF:
+			a, text, ok = c.walkXFF(r.HeaderValues(h.name))
+		case kindForwarded:
+			a, text, ok = c.walkForwarded(r.HeaderValues(h.name))
+		default:
+			a, text, ok = realIP(r.HeaderValues(h.name))
+		}
+		if ok {
+			return c.format(a, text), true
+		}
+	}
+	return "", false
 }
 
 func (c *ipConfig) isTrusted(a netip.Addr) bool {
