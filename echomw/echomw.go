@@ -1,7 +1,9 @@
 package echomw
 
 import (
+	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/labstack/echo/v4"
 
@@ -38,18 +40,36 @@ func middleware(p *httplimit.Policy) echo.MiddlewareFunc {
 			ctx := r.Context()
 			v := views.Get().(*request)
 			v.c = c
-			nctx, ok := p.Handle(ctx, v, c.Response())
+			pass, ok := p.Handle(ctx, v, c.Response())
 			v.c = nil
 			views.Put(v)
 			if !ok {
 				return nil
 			}
-			if nctx != ctx {
+			if nctx := pass.Context(); nctx != ctx {
 				c.SetRequest(r.WithContext(nctx))
 			}
-			return next(c)
+			err := next(c)
+			if pass.WantsStatus() {
+				pass.Finish(status(c, err))
+			}
+			return err
 		}
 	}
+}
+
+// status is the response status of a request whose handler returned err:
+// what it sent, or, when it returned an error before sending anything, the
+// status Echo's default error handler gives that error.
+func status(c echo.Context, err error) int {
+	if resp := c.Response(); resp.Committed || err == nil {
+		return resp.Status
+	}
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		return he.Code
+	}
+	return http.StatusInternalServerError
 }
 
 // DecisionFrom returns, when the middleware was built with

@@ -1,6 +1,7 @@
 package fibermw
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/gofiber/fiber/v2"
@@ -42,15 +43,33 @@ func middleware(p *httplimit.Policy) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		ctx := c.UserContext()
 		v := request{c}
-		nctx, ok := p.Handle(ctx, v, v)
+		pass, ok := p.Handle(ctx, v, v)
 		if !ok {
 			return nil
 		}
-		if nctx != ctx {
+		if nctx := pass.Context(); nctx != ctx {
 			c.SetUserContext(nctx)
 		}
-		return c.Next()
+		err := c.Next()
+		if pass.WantsStatus() {
+			pass.Finish(status(c, err))
+		}
+		return err
 	}
+}
+
+// status is the response status of a request whose handler returned err:
+// the status the response holds, or, for an error, the one Fiber's default
+// error handler gives it (a *fiber.Error's Code, else 500).
+func status(c *fiber.Ctx, err error) int {
+	if err == nil {
+		return c.Response().StatusCode()
+	}
+	var fe *fiber.Error
+	if errors.As(err, &fe) {
+		return fe.Code
+	}
+	return fiber.StatusInternalServerError
 }
 
 // DecisionFrom returns, when the middleware was built with

@@ -33,15 +33,18 @@ func New(lim *core.Limiter, opts ...httplimit.Option) (gin.HandlerFunc, error) {
 func middleware(p *httplimit.Policy) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		ctx := c.Request.Context()
-		nctx, ok := p.Handle(ctx, request{c}, c.Writer)
+		pass, ok := p.Handle(ctx, request{c}, c.Writer)
 		if !ok {
 			c.Abort()
 			return
 		}
-		if nctx != ctx {
+		if nctx := pass.Context(); nctx != ctx {
 			c.Request = c.Request.WithContext(nctx)
 		}
 		c.Next()
+		if pass.WantsStatus() {
+			pass.Finish(c.Writer.Status())
+		}
 	}
 }
 

@@ -4,37 +4,32 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/keyfuncs"
 )
 
-// Bodies that never change. None holds request data or error text.
-const (
-	textTooMany      = "Too Many Requests\n"
-	titleTooMany     = "Request cannot be satisfied as assigned quota has been exceeded"
-	textUnauthorized = "Unauthorized\n"
-	jsonUnauthorized = `{"type":"about:blank","title":"Unauthorized","status":401}`
-	textUnavailable  = "Service Unavailable\n"
-	jsonUnavailable  = `{"type":"about:blank","title":"Service Unavailable","status":503}`
-)
-
-// precompute builds every header value and body that does not change between
-// requests, once.
-func (p *Policy) precompute() error {
-	limits := p.lim.Limits()
-	p.perLimit = make([]limitHeaders, len(limits))
-	text := []byte(textTooMany)
+// precompute builds every header value and body of t that does not change
+// between requests, once, and sets its store timeout.
+func (t *tier) precompute(timeout time.Duration) error {
+	t.timeout = timeout
+	if ls, ok := t.lim.Store().(localStore); ok && ls.Local() {
+		t.timeout = 0
+	}
+	limits := t.lim.Limits()
+	t.perLimit = make([]limitHeaders, len(limits))
+	text := []byte("Too Many Requests\n")
 	var policy strings.Builder
 	for i, l := range limits {
 		if err := checkFieldName(l.Name); err != nil {
 			return err
 		}
 		q, w := l.Rate, ceilSeconds(l.Period)
-		lh := &p.perLimit[i]
+		lh := &t.perLimit[i]
 		lh.limitVals = []string{strconv.FormatInt(q, 10)}
 		lh.rlPrefix = `"` + l.Name + `";r=`
-		json := fmt.Appendf(nil, `{"type":%q,"title":%q,"status":429,"violated-policies":[%q]}`,
-			ProblemTypeQuotaExceeded, titleTooMany, l.Name)
+		json := DeniedProblem(core.Decision{Limit: l}).JSON()
 		lh.denied = [2][2]*Response{
 			{{429, ContentTypeTextPlain, text}, {429, ContentTypeTextPlain, nil}},
 			{{429, ContentTypeProblemJSON, json}, {429, ContentTypeProblemJSON, nil}},
@@ -44,22 +39,26 @@ func (p *Policy) precompute() error {
 		}
 		fmt.Fprintf(&policy, `"%s";q=%d;w=%d`, l.Name, q, w)
 	}
-	p.policyVals = []string{policy.String()}
-	p.passOutcome = &outcome{action: actionPass}
-	p.keyOutcomes = fixedOutcomes(401, textUnauthorized, jsonUnauthorized)
-	p.failOutcomes = fixedOutcomes(503, textUnavailable, jsonUnavailable)
+	t.policyVals = []string{policy.String()}
 	return nil
 }
 
-// fixedOutcomes returns the shared answers with the given status, indexed
-// [JSON][HEAD].
-func fixedOutcomes(status int, text, json string) [2][2]*outcome {
+// precomputeFixed builds the answers shared by every request.
+func (p *Policy) precomputeFixed() {
+	p.passOutcome = &outcome{action: actionPass}
+	p.keyOutcomes = fixedOutcomes(KeyErrorProblem(keyfuncs.ErrKey))
+	p.peerOutcomes = fixedOutcomes(KeyErrorProblem(keyfuncs.ErrPeerNotIP))
+	p.failOutcomes = fixedOutcomes(UnavailableProblem())
+}
+
+// fixedOutcomes returns the shared answers for pd, indexed [JSON][HEAD].
+func fixedOutcomes(pd ProblemDetails) [2][2]*outcome {
 	mk := func(contentType string, body []byte) *outcome {
-		return &outcome{action: actionRespond, response: &Response{status, contentType, body}}
+		return &outcome{action: actionRespond, response: &Response{pd.Status, contentType, body}}
 	}
 	return [2][2]*outcome{
-		{mk(ContentTypeTextPlain, []byte(text)), mk(ContentTypeTextPlain, nil)},
-		{mk(ContentTypeProblemJSON, []byte(json)), mk(ContentTypeProblemJSON, nil)},
+		{mk(ContentTypeTextPlain, pd.Text()), mk(ContentTypeTextPlain, nil)},
+		{mk(ContentTypeProblemJSON, pd.JSON()), mk(ContentTypeProblemJSON, nil)},
 	}
 }
 

@@ -57,9 +57,9 @@ func (h Headers) At(i int) (name, value string) {
 	c := o.hdrs[i]
 	switch k := headerName(c & 0xf); k {
 	case hXLimit:
-		return HeaderXRateLimitLimit, o.p.perLimit[o.decision.Index].limitVals[0]
+		return HeaderXRateLimitLimit, o.t.perLimit[o.decision.Index].limitVals[0]
 	case hPolicy:
-		return HeaderRateLimitPolicy, o.p.policyVals[0]
+		return HeaderRateLimitPolicy, o.t.policyVals[0]
 	default:
 		return headerNames[k], o.vals[c>>4]
 	}
@@ -91,42 +91,64 @@ type headerMap interface {
 // headers on w and, when the request must not go on (denied, no key, a failed
 // store with WithFailClosed), writes the answer. A leaky-bucket request is held
 // here for its delay. It returns whether the adapter should call the next
-// handler, and the context that handler should see: ctx itself, or, with
-// WithDecisionInContext, a context carrying the decision for
-// DecisionFromContext. When it returns false the request is finished: it was
-// answered, or its client left while it was held.
+// handler and, when it should, the Pass for it: Pass.Context is the context
+// that handler should see (ctx itself, or, with WithDecisionInContext, a
+// context carrying the decision for DecisionFromContext), and Pass.Finish
+// takes the response status once that handler returned (WithRefund). When it
+// returns false the request is finished: it was answered, or its client left
+// while it was held.
 //
 // ctx is the request's context: its end aborts the store call and the hold.
 // r and w are not kept after Handle returns.
-func (p *Policy) Handle(ctx context.Context, r keyfuncs.Request, w ResponseWriter) (context.Context, bool) {
+func (p *Policy) Handle(ctx context.Context, r keyfuncs.Request, w ResponseWriter) (Pass, bool) {
 	var arrival time.Time
 	if a, ok := r.(Arrival); ok {
 		arrival = a.ArrivedAt()
 	}
-	o := p.decide(ctx, r, arrival)
+	o, sp := p.decide(ctx, r, arrival)
 	if o.action == actionRespond {
-		resp := o.response
-		writeHeaders(o, w, resp.ContentType)
-		p.release(o)
-		// A write error means the client is gone: nobody is left to tell.
-		w.WriteHeader(resp.Status)
-		if len(resp.Body) > 0 {
-			_, _ = w.Write(resp.Body)
-		}
-		return ctx, false
+		p.respond(o, r, w)
+		return Pass{ctx: ctx}, false
 	}
 	writeHeaders(o, w, "")
 	// Only a held request asks whether its client is still there: ctx.Err
 	// costs, and a server may hand every request a context that never ends.
 	if o.decision.Delay > 0 && !o.wait(holdContext(ctx, r)) {
 		p.release(o)
-		return ctx, false
+		return Pass{ctx: ctx}, false
+	}
+	pass := Pass{ctx: ctx}
+	if o.refund {
+		pass.o, pass.spend = o, sp // o is released by Finish
 	}
 	if o.becomesContext() {
-		return o.asContext(ctx), true
+		pass.ctx = o.asContext(ctx)
+		return pass, true
 	}
+	if !o.refund {
+		p.release(o)
+	}
+	return pass, true
+}
+
+// respond writes o's answer to w: its Response, or, for a denial under
+// WithDeniedHandler, what the handler writes once the headers are set.
+func (p *Policy) respond(o *outcome, r keyfuncs.Request, w ResponseWriter) {
+	resp := o.response
+	if resp == nil {
+		writeHeaders(o, w, "")
+		d := o.decision
+		p.release(o)
+		p.denied(w, r, d)
+		return
+	}
+	writeHeaders(o, w, resp.ContentType)
 	p.release(o)
-	return ctx, true
+	// A write error means the client is gone: nobody is left to tell.
+	w.WriteHeader(resp.Status)
+	if len(resp.Body) > 0 {
+		_, _ = w.Write(resp.Body)
+	}
 }
 
 // holdContext is the context a held request waits on: r's HoldContext when

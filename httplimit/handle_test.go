@@ -2,6 +2,7 @@ package httplimit
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -79,11 +80,12 @@ func TestHandleWriters(t *testing.T) {
 }
 
 // Without WithKey the key is the peer's IP: two peers have two quotas, and a
-// peer that is not an IP address gets 401, never an unlimited pass.
+// peer that is not an IP address gets 500 (the server's configuration, not
+// the client's credentials, is at fault), never an unlimited pass.
 func TestHandleDefaultKeyIsThePeerIP(t *testing.T) {
 	lim, err := core.NewLimiter(&mapStore{}, core.GCRA, core.PerMinute(1))
 	require.NoError(t, err)
-	p, err := New(lim)
+	p, err := New(lim, WithLogger(slog.New(slog.DiscardHandler)))
 	require.NoError(t, err)
 	ctx := context.Background()
 	for _, peer := range []string{"192.0.2.1:1", "192.0.2.2:1"} {
@@ -95,7 +97,8 @@ func TestHandleDefaultKeyIsThePeerIP(t *testing.T) {
 	rec := httptest.NewRecorder()
 	_, next = p.Handle(ctx, fakereq.New("@unix-socket"), rec)
 	assert.False(t, next)
-	assert.Equal(t, http.StatusUnauthorized, rec.Code)
+	assert.Equal(t, http.StatusInternalServerError, rec.Code)
+	assert.Equal(t, "Internal Server Error\n", rec.Body.String())
 }
 
 // MustPerIP builds a working policy from a literal and panics, naming the

@@ -36,12 +36,13 @@ const (
 	ProblemTypeQuotaExceeded = "https://iana.org/assignments/http-problem-types#quota-exceeded"
 )
 
-// setHeaders fills o's headers for d. Values that change per request are
+// setHeaders fills o's headers for d, with Retry-After on a denial when
+// retryAfter is set (a dry run's denials go on, and get none). Values that change per request are
 // formatted once, into o.buf: with the IETF headers on, the RateLimit field
 // is written whole and the remaining and reset figures are slices of it. The
 // other values were built once by precompute.
-func (p *Policy) setHeaders(o *outcome, d *core.Decision) {
-	lh := &p.perLimit[d.Index]
+func (p *Policy) setHeaders(o *outcome, d *core.Decision, retryAfter bool) {
+	lh := &o.t.perLimit[d.Index]
 	remaining := max(d.Remaining, 0)
 	reset := ceilSeconds(d.ResetAfter)
 	if !d.Allowed {
@@ -75,7 +76,7 @@ func (p *Policy) setHeaders(o *outcome, d *core.Decision) {
 		resetSlot = o.appendInt(reset)
 		remSlot = o.appendInt(remaining)
 	}
-	if !d.Allowed {
+	if !d.Allowed && retryAfter {
 		o.addHeader(hRetryAfter, resetSlot)
 	}
 	if p.headers&XRateLimitHeaders != 0 {

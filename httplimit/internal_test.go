@@ -21,9 +21,9 @@ func TestOutcomeSize(t *testing.T) {
 // the values must be the same.
 func TestRateLimitFieldLongName(t *testing.T) {
 	long := "a-very-long-policy-name-that-does-not-fit-in-the-outcome-buffer-at-all"
-	p := &Policy{headers: AllHeaders, perLimit: []limitHeaders{{rlPrefix: `"` + long + `";r=`}}}
-	o := &outcome{p: p}
-	p.setHeaders(o, &core.Decision{Allowed: true, Remaining: 12345, ResetAfter: 1500 * 1e6})
+	p := &Policy{headers: AllHeaders}
+	o := &outcome{t: &tier{p: p, perLimit: []limitHeaders{{rlPrefix: `"` + long + `";r=`}}}}
+	p.setHeaders(o, &core.Decision{Allowed: true, Remaining: 12345, ResetAfter: 1500 * 1e6}, true)
 	var got string
 	for i := range o.numHeaders() {
 		if name, vals := o.header(i); name == HeaderRateLimit {
@@ -48,5 +48,12 @@ func FuzzAcceptsJSON(f *testing.F) {
 
 // decideNow is decide with no arrival stamp, as the tests call it.
 func (p *Policy) decideNow(ctx context.Context, r keyfuncs.Request) *outcome {
-	return p.decide(ctx, r, time.Time{})
+	o, _ := p.decide(ctx, r, time.Time{})
+	return o
+}
+
+// decideAt is decide at the arrival stamp arrival.
+func (p *Policy) decideAt(r keyfuncs.Request, arrival time.Time) *outcome {
+	o, _ := p.decide(context.Background(), r, arrival)
+	return o
 }

@@ -64,23 +64,49 @@ func WithResponder(f func(r keyfuncs.Request, d core.Decision) Response) Option 
 	}
 }
 
-// WithErrorHandler sets a hook called with every error the limiter returns
-// (store down, timeout, a negative cost), before the request fails open or
-// closed: log it, count it. It runs on the request's goroutine.
-func WithErrorHandler(f func(r keyfuncs.Request, err error)) Option {
+// WithDeniedHandler answers denied requests with f instead of a Response:
+// for a 429 rendered by the framework (Gin's c.JSON, Echo's c.JSON, Fiber's
+// c.Status(429).JSON, a template). f is called once the policy has set the
+// rate-limit headers and Retry-After on w, and writes the whole answer,
+// status included: through the framework's own request (the adapter's
+// Native accessor on r, such as ginmw.Native(r)), or through w (under
+// net/http, w is the http.ResponseWriter). DeniedProblem(d) is the default
+// body, to render as it is or changed. f runs on the request's goroutine; a
+// panic in it is the framework's to recover, as a handler's would be. It
+// takes precedence over WithResponder.
+func WithDeniedHandler(f func(w ResponseWriter, r keyfuncs.Request, d core.Decision)) Option {
 	return func(p *Policy) error {
 		if f == nil {
-			return nilOption("error handler")
+			return nilOption("denied handler")
 		}
-		p.onError = f
+		p.denied = f
 		return nil
 	}
 }
 
 // WithFailClosed answers 503 when the limiter fails. By default the policy
-// fails open: the request passes, and the error goes to the error handler.
+// fails open: the request passes. Either way the error goes to the observer
+// (OutcomeFailedOpen, OutcomeFailedClosed), or, with none, to the log (see
+// WithLogger). A dry run (WithDryRun) fails open even so.
 func WithFailClosed() Option {
 	return func(p *Policy) error { p.failClosed = true; return nil }
+}
+
+// WithDryRun decides every request and reports it, but denies and delays
+// none: the way to roll out a new limit and watch what it would do. Every
+// request is decided, spends its cost, and reaches the observer (a denial as
+// OutcomeDryRunDenied); the rate-limit headers tell the truth (a would-be
+// denial shows r=0 and when it could pass) but no Retry-After is sent, since
+// the request goes on. A leaky-bucket request is not held, and WithMaxDelay
+// denies nothing.
+//
+// Under a dry run the policy also fails open when the limiter fails, even
+// with WithFailClosed (reported as OutcomeFailedOpen), and a request whose
+// key cannot be found goes on (reported as OutcomeKeyError): a dry run
+// promises that the limiter turns no request away, and an outage or a key
+// function under test must not break that promise.
+func WithDryRun() Option {
+	return func(p *Policy) error { p.dryRun = true; return nil }
 }
 
 // WithStoreTimeout bounds each store call (default DefaultStoreTimeout); a

@@ -59,6 +59,7 @@ type outcome struct {
 	nv      uint8                    // vals used
 	n       uint8                    // buf used
 	spilled bool                     // vals lie off buf (a long RateLimit field)
+	refund  bool                     // admitted under WithRefund: Pass.Finish may refund it
 	hdrs    [maxOutcomeHeaders]uint8 // headerName | value slot<<4
 	start   [outcomeVals]uint8       // where each of vals starts in buf
 	// decision is the limiter's decision, when decided. When action is
@@ -69,15 +70,17 @@ type outcome struct {
 	// a HEAD request), nil otherwise. It may be shared: never modify it.
 	response *Response
 
-	p      *Policy
+	t      *tier // the tier that decided, when decided
 	parent context.Context
 	vals   [outcomeVals]string // reset, remaining, RateLimit (a value may serve two headers)
 	buf    [outcomeBufLen]byte
 }
 
 // outcomeBufLen is the room for an outcome's formatted values: the RateLimit
-// field of a limit named up to 18 bytes, whatever its figures.
-const outcomeBufLen = 64
+// field of a limit named up to 2 bytes whatever its figures, or up to 29
+// bytes with up to 6 digits remaining and 5 digits of reset (a longer one
+// costs an allocation). It keeps an outcome within 256 bytes.
+const outcomeBufLen = 48
 
 // outcomeVals is the number of per-request values: reset, remaining, RateLimit.
 const outcomeVals = 3
@@ -94,9 +97,9 @@ func (o *outcome) numHeaders() int { return int(o.nh) }
 func (o *outcome) header(i int) (name string, values []string) {
 	switch k := headerName(o.hdrs[i] & 0xf); k {
 	case hXLimit:
-		return HeaderXRateLimitLimit, o.p.perLimit[o.decision.Index].limitVals
+		return HeaderXRateLimitLimit, o.t.perLimit[o.decision.Index].limitVals
 	case hPolicy:
-		return HeaderRateLimitPolicy, o.p.policyVals
+		return HeaderRateLimitPolicy, o.t.policyVals
 	default:
 		j := o.hdrs[i] >> 4
 		return headerNames[k], o.vals[j : j+1 : j+1]
@@ -132,7 +135,7 @@ func (o *outcome) asContext(parent context.Context) context.Context {
 // context: WithDecisionInContext and a decided outcome that lets the request
 // pass. Such an outcome is never reused, so nothing need be copied out of it.
 func (o *outcome) becomesContext() bool {
-	return o.decided && o.action != actionRespond && o.p != nil && o.p.inContext
+	return o.decided && o.action != actionRespond && o.t != nil && o.t.p.inContext
 }
 
 // setHeaderMap stores the outcome's headers in h, a net/http Header map
@@ -166,10 +169,10 @@ func (o *outcome) setHeaderMap(h http.Header) {
 	for i := range o.nh {
 		switch k := headerName(o.hdrs[i] & 0xf); k {
 		case hXLimit:
-			fixed[0] = o.p.perLimit[o.decision.Index].limitVals[0]
+			fixed[0] = o.t.perLimit[o.decision.Index].limitVals[0]
 			h[HeaderXRateLimitLimit] = fixed[0:1:1]
 		case hPolicy:
-			fixed[1] = o.p.policyVals[0]
+			fixed[1] = o.t.policyVals[0]
 			h[HeaderRateLimitPolicy] = fixed[1:2:2]
 		default:
 			j := o.hdrs[i] >> 4

@@ -19,32 +19,33 @@ type Policy struct {
 	fallback   keyfuncs.Func
 	keyResp    func(keyfuncs.Request, error) Response
 	responder  func(keyfuncs.Request, core.Decision) Response
-	onError    func(keyfuncs.Request, error)
+	denied     func(ResponseWriter, keyfuncs.Request, core.Decision)
+	observer   Observer // nil: no event is built, no latency measured
 	skip       func(keyfuncs.Request) bool
 	cost       func(keyfuncs.Request) int64
+	pick       keyfuncs.Func         // WithTiers: names the request's tier
+	refund     func(status int) bool // WithRefund
 	failClosed bool
+	dryRun     bool
 	timeout    time.Duration
 	maxDelay   time.Duration
 	headers    HeaderSet
 	onAllowed  bool
 	inContext  bool
 	pool       sync.Pool // of *outcome, see release
+	logs       policyLogs
 
 	// Precomputed once: nothing below changes between requests.
-	perLimit   []limitHeaders
-	policyVals []string // RateLimit-Policy
+	def      tier             // the policy's own limiter
+	tiers    []*tier          // WithTiers', in order
+	tierMap  map[string]*tier // tiers by name, when there are many
+	tierLims []*core.Limiter  // WithTiers' limiters, until New builds tiers
 	// Shared read-only outcomes for answers that carry no per-request data,
 	// indexed [JSON][HEAD].
 	passOutcome  *outcome
 	keyOutcomes  [2][2]*outcome
+	peerOutcomes [2][2]*outcome
 	failOutcomes [2][2]*outcome
-}
-
-// limitHeaders is what never changes for one of the limiter's limits.
-type limitHeaders struct {
-	limitVals []string // X-RateLimit-Limit
-	rlPrefix  string   // `"name";r=`
-	denied    [2][2]*Response
 }
 
 // DefaultStoreTimeout bounds one store call when no WithStoreTimeout is given.
@@ -83,6 +84,7 @@ func New(lim *core.Limiter, opts ...Option) (*Policy, error) {
 		return nil, fmt.Errorf("%w: nil limiter", core.ErrInvalidOption)
 	}
 	p := &Policy{lim: lim, key: defaultKey, timeout: DefaultStoreTimeout, headers: AllHeaders, onAllowed: true}
+	p.logs.every = LogInterval
 	for _, o := range opts {
 		if o == nil {
 			return nil, nilOption("option")
@@ -91,12 +93,10 @@ func New(lim *core.Limiter, opts ...Option) (*Policy, error) {
 			return nil, err
 		}
 	}
-	if ls, ok := lim.Store().(localStore); ok && ls.Local() {
-		p.timeout = 0
-	}
-	if err := p.precompute(); err != nil {
+	if err := p.buildTiers(); err != nil {
 		return nil, err
 	}
+	p.precomputeFixed()
 	return p, nil
 }
 
@@ -106,61 +106,122 @@ func (p *Policy) Limiter() *core.Limiter { return p.lim }
 // decide runs the policy on one request and says what to do with it. ctx is
 // the request's context (its end aborts the store call); arrival, when set,
 // is the instant the server read the request (see Arrival). The outcome is
-// read-only, and r is not kept after decide returns.
-func (p *Policy) decide(ctx context.Context, r keyfuncs.Request, arrival time.Time) *outcome {
+// read-only, and r is not kept after decide returns. The spend is what an
+// admitted request spent, for a refund after its handler (WithRefund).
+func (p *Policy) decide(ctx context.Context, r keyfuncs.Request, arrival time.Time) (*outcome, spend) {
 	if p.skip != nil && p.skip(r) {
-		return p.passOutcome
+		if p.observer != nil {
+			p.observe(Event{Outcome: OutcomeSkipped, Policy: p.def.name, Request: r})
+		}
+		return p.passOutcome, spend{}
 	}
 	key, err := p.key(r)
 	if err != nil && p.fallback != nil {
 		key, err = p.fallback(r)
 	}
 	if err != nil {
-		return p.keyError(r, err)
+		return p.keyError(r, err), spend{}
+	}
+	t := &p.def
+	if p.pick != nil {
+		t = p.tierFor(r)
 	}
 	cost := int64(1)
 	if p.cost != nil {
 		cost = p.cost(r)
 	}
-	var d core.Decision
-	if p.timeout > 0 {
-		cctx, cancel := context.WithTimeout(ctx, p.timeout)
-		d, err = p.lim.AllowNAt(cctx, key, cost, arrival)
-		cancel()
-	} else {
-		d, err = p.lim.AllowNAt(ctx, key, cost, arrival)
+	var began time.Time
+	if p.observer != nil {
+		began = time.Now()
+	}
+	d, err := t.allow(ctx, key, cost, arrival)
+	var latency time.Duration
+	if p.observer != nil {
+		latency = time.Since(began)
 	}
 	if err != nil {
-		return p.limiterError(r, err)
+		return p.limiterError(r, t, err, latency), spend{}
 	}
-	if d.Allowed && p.maxDelay > 0 && d.Delay > p.maxDelay {
-		d.Allowed, d.RetryAfter, d.Delay = false, d.Delay, 0
+	o := p.newOutcome(t, d)
+	if d.Allowed && (p.maxDelay == 0 || d.Delay <= p.maxDelay) {
+		return p.admit(o, r, cost, latency), spend{key, cost}
 	}
+	return p.deny(o, r, latency), spend{}
+}
+
+// spend is what an admitted request spent: its key and cost.
+type spend struct {
+	key  string
+	cost int64
+}
+
+// allow asks t's limiter, within t's store timeout.
+func (t *tier) allow(ctx context.Context, key string, cost int64, arrival time.Time) (core.Decision, error) {
+	if t.timeout <= 0 {
+		return t.lim.AllowNAt(ctx, key, cost, arrival)
+	}
+	cctx, cancel := context.WithTimeout(ctx, t.timeout)
+	defer cancel()
+	return t.lim.AllowNAt(cctx, key, cost, arrival)
+}
+
+// newOutcome returns a pooled outcome for decision d under t.
+func (p *Policy) newOutcome(t *tier, d core.Decision) *outcome {
 	o, _ := p.pool.Get().(*outcome)
 	if o == nil {
-		o = &outcome{pooled: true, p: p}
+		o = &outcome{pooled: true}
 	} else {
 		// What release left is stale: reset all but vals and buf, which are
 		// written before they are read (nv and n say how much is used).
-		o.nh, o.nv, o.n, o.spilled, o.response, o.parent = 0, 0, 0, false, nil, nil
+		o.nh, o.nv, o.n, o.spilled, o.response, o.parent, o.refund = 0, 0, 0, false, nil, nil, false
 	}
-	o.action, o.decided, o.decision = actionPass, true, d
+	o.action, o.decided, o.decision, o.t = actionPass, true, d, t
+	return o
+}
+
+// admit completes the outcome of an admitted request.
+func (p *Policy) admit(o *outcome, r keyfuncs.Request, cost int64, latency time.Duration) *outcome {
+	if p.onAllowed {
+		p.setHeaders(o, &o.decision, true)
+	}
+	o.refund = p.refund != nil && cost > 0
+	if p.observer != nil {
+		p.observe(Event{Outcome: OutcomeAllowed, Policy: o.t.name, Decision: o.decision, StoreLatency: latency, Request: r})
+	}
+	if p.dryRun {
+		o.decision.Delay = 0 // not held
+	}
+	return o
+}
+
+// deny completes the outcome of a denied request: a leaky-bucket request to
+// be held longer than WithMaxDelay is denied too (its place is spent). In a
+// dry run it passes, with the truthful headers but no Retry-After.
+func (p *Policy) deny(o *outcome, r keyfuncs.Request, latency time.Duration) *outcome {
+	d := &o.decision
 	if d.Allowed {
-		if p.onAllowed {
-			p.setHeaders(o, &d)
+		d.Allowed, d.RetryAfter, d.Delay = false, d.Delay, 0
+	}
+	if p.dryRun {
+		p.setHeaders(o, d, false)
+		if p.observer != nil {
+			p.observe(Event{Outcome: OutcomeDryRunDenied, Policy: o.t.name, Decision: *d, StoreLatency: latency, Request: r})
 		}
 		return o
 	}
-	p.setHeaders(o, &d)
+	p.setHeaders(o, d, true)
+	if p.observer != nil {
+		p.observe(Event{Outcome: OutcomeDenied, Policy: o.t.name, Decision: *d, StoreLatency: latency, Request: r})
+	}
 	o.action = actionRespond
 	head := r.Method() == "HEAD"
 	switch {
+	case p.denied != nil:
+		// Handle calls the denied handler once the headers are set.
 	case p.responder != nil:
-		o.response = response(p.responder(r, d), 429, head)
-	case acceptsJSON(r.Header("Accept")):
-		o.response = p.perLimit[d.Index].denied[1][b2i(head)]
+		o.response = response(p.responder(r, *d), 429, head)
 	default:
-		o.response = p.perLimit[d.Index].denied[0][b2i(head)]
+		o.response = o.t.perLimit[d.Index].denied[b2i(acceptsJSON(r.Header("Accept")))][b2i(head)]
 	}
 	return o
 }
@@ -172,22 +233,51 @@ func b2i(b bool) int {
 	return 0
 }
 
+// keyError answers a request whose key could not be found: 401, or 500 for
+// a peer that is not an IP (a configuration error, logged), or passes it in
+// a dry run.
 func (p *Policy) keyError(r keyfuncs.Request, err error) *outcome {
-	head := r.Method() == "HEAD"
-	if p.keyResp == nil {
-		return p.keyOutcomes[b2i(acceptsJSON(r.Header("Accept")))][b2i(head)]
-	}
 	if !errors.Is(err, keyfuncs.ErrKey) {
 		err = fmt.Errorf("%w: %w", keyfuncs.ErrKey, err)
 	}
-	return &outcome{action: actionRespond, response: response(p.keyResp(r, err), 401, head)}
+	peer := errors.Is(err, keyfuncs.ErrPeerNotIP)
+	if peer {
+		p.logs.log(&p.logs.peerNotIP, "ratewarden: the peer address is not an IP: name the listener's peers a trusted proxy, or key requests otherwise", p.def.name, err)
+	}
+	if p.observer != nil {
+		p.observe(Event{Outcome: OutcomeKeyError, Policy: p.def.name, Err: err, Request: r})
+	}
+	if p.dryRun {
+		return p.passOutcome
+	}
+	head := r.Method() == "HEAD"
+	if p.keyResp != nil {
+		return &outcome{action: actionRespond, response: response(p.keyResp(r, err), KeyErrorProblem(err).Status, head)}
+	}
+	if peer {
+		return p.peerOutcomes[b2i(acceptsJSON(r.Header("Accept")))][b2i(head)]
+	}
+	return p.keyOutcomes[b2i(acceptsJSON(r.Header("Accept")))][b2i(head)]
 }
 
-func (p *Policy) limiterError(r keyfuncs.Request, err error) *outcome {
-	if p.onError != nil {
-		p.onError(r, err)
+// limiterError reports a limiter error and fails open or closed (a dry run
+// always fails open).
+func (p *Policy) limiterError(r keyfuncs.Request, t *tier, err error, latency time.Duration) *outcome {
+	closed := p.failClosed && !p.dryRun
+	if p.observer != nil {
+		oc := OutcomeFailedOpen
+		if closed {
+			oc = OutcomeFailedClosed
+		}
+		p.observe(Event{Outcome: oc, Policy: t.name, StoreLatency: latency, Err: err, Request: r})
+	} else {
+		msg := "ratewarden: rate limiter failed; requests pass unlimited (fail open)"
+		if closed {
+			msg = "ratewarden: rate limiter failed; requests get 503 (fail closed)"
+		}
+		p.logs.log(&p.logs.storeErr, msg, t.name, err)
 	}
-	if !p.failClosed {
+	if !closed {
 		return p.passOutcome
 	}
 	return p.failOutcomes[b2i(acceptsJSON(r.Header("Accept")))][b2i(r.Method() == "HEAD")]

@@ -67,6 +67,7 @@ func (r *fakeReq) HeaderValues(name string) []string { return r.h.Values(name) }
 func (r *fakeReq) Method() string                    { return r.method }
 func (r *fakeReq) Path() string                      { return r.path }
 func (r *fakeReq) Route() string                     { return r.path }
+func (r *fakeReq) Context() context.Context          { return context.Background() }
 
 func get(addr string, kv ...string) *fakeReq {
 	r := &fakeReq{addr: addr, method: "GET", path: "/", h: http.Header{}}
@@ -123,7 +124,10 @@ func TestNewRejectsBadInput(t *testing.T) {
 		{"nil fallback", lim, []Option{key, WithKeyFallback(nil)}},
 		{"nil key responder", lim, []Option{key, WithKeyErrorResponder(nil)}},
 		{"nil responder", lim, []Option{key, WithResponder(nil)}},
-		{"nil error handler", lim, []Option{key, WithErrorHandler(nil)}},
+		{"nil observer", lim, []Option{key, WithObserver(nil)}},
+		{"nil logger", lim, []Option{key, WithLogger(nil)}},
+		{"nil denied handler", lim, []Option{key, WithDeniedHandler(nil)}},
+		{"nil refund", lim, []Option{key, WithRefund(nil)}},
 		{"nil skip", lim, []Option{key, WithSkip(nil)}},
 		{"nil cost", lim, []Option{key, WithCost(nil)}},
 		{"negative timeout", lim, []Option{key, WithStoreTimeout(-time.Second)}},
@@ -298,7 +302,7 @@ func TestDecideLimiterErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []error
-			hook := WithErrorHandler(func(_ keyfuncs.Request, err error) { got = append(got, err) })
+			hook := errorsTo(&got)
 			p, _ := newPolicy(t, tt.store, core.GCRA, core.PerMinute(1), nil, append(tt.opts, hook)...)
 			o := p.decideNow(context.Background(), get("a"))
 			require.Len(t, got, 1)
@@ -527,28 +531,28 @@ func TestDecideAtArrival(t *testing.T) {
 		lim, err := core.NewLimiter(st, core.GCRA, core.PerHour(1))
 		require.NoError(t, err)
 		var hook []error
-		p, err := New(lim, WithKey(peerKey), WithErrorHandler(func(_ keyfuncs.Request, err error) { hook = append(hook, err) }))
+		p, err := New(lim, WithKey(peerKey), errorsTo(&hook))
 		require.NoError(t, err)
 
 		arrival := time.Now().Add(-2 * time.Hour) // a monotonic reading, two hours back
-		o := p.decide(context.Background(), get("a"), arrival)
+		o := p.decideAt(get("a"), arrival)
 		require.True(t, o.decided)
 		assert.True(t, o.decision.Allowed)
 		assert.WithinDuration(t, arrival, st.nows[0], time.Millisecond, "decided at arrival")
 		// Half an hour after that arrival the hour's one request is spent. At
 		// the clock's now, two hours later, it would be back.
-		o = p.decide(context.Background(), get("a"), arrival.Add(30*time.Minute))
+		o = p.decideAt(get("a"), arrival.Add(30*time.Minute))
 		assert.False(t, o.decision.Allowed, "the hour's request was spent at arrival")
 		assert.Equal(t, 30*time.Minute, st.nows[1].Sub(st.nows[0]))
 		assert.Equal(t, 30*time.Minute, o.decision.RetryAfter)
 
 		before := time.Now()
-		p.decide(context.Background(), get("b"), time.Time{})
+		p.decideAt(get("b"), time.Time{})
 		assert.WithinDuration(t, before, st.nows[2], time.Minute, "a zero arrival reads the clock")
 
 		// An arrival past any time a store accepts is the store's error (fail
 		// open by default), never a wrapped time or a panic.
-		o = p.decide(context.Background(), get("c"), time.Now().AddDate(300, 0, 0))
+		o = p.decideAt(get("c"), time.Now().AddDate(300, 0, 0))
 		assert.False(t, o.decided)
 		assert.Equal(t, actionPass, o.action)
 		require.Len(t, hook, 1)
@@ -557,7 +561,7 @@ func TestDecideAtArrival(t *testing.T) {
 	t.Run("own clock", func(t *testing.T) {
 		st := &clockStore{}
 		p, clk := newPolicy(t, st, core.GCRA, core.PerHour(1), nil)
-		p.decide(context.Background(), get("a"), time.Now())
+		p.decideAt(get("a"), time.Now())
 		assert.Equal(t, clk.Now(), st.nows[0], "a test's clock is never bypassed")
 	})
 }

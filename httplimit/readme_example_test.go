@@ -19,8 +19,8 @@ func ExamplePolicy_Handle_adapter() {
 
 	p := httplimit.MustPerIP("10/m") // or httplimit.New(lim, opts...)
 	limited := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if ctx, next := p.Handle(r.Context(), stdhttp.View(r), w); next {
-			app.ServeHTTP(w, r.WithContext(ctx))
+		if pass, next := p.Handle(r.Context(), stdhttp.View(r), w); next {
+			app.ServeHTTP(w, r.WithContext(pass.Context()))
 		}
 	})
 

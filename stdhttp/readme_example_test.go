@@ -158,7 +158,11 @@ func ExampleNew_failClosed() {
 
 	mw, err := stdhttp.New(lim,
 		httplimit.WithFailClosed(), // 503; without it the request goes on, with no rate-limit headers
-		httplimit.WithErrorHandler(func(r keyfuncs.Request, err error) { log.Printf("rate limiter: %v", err) }),
+		httplimit.WithObserver(httplimit.ObserverFunc(func(e httplimit.Event) {
+			if e.Err != nil {
+				log.Printf("rate limiter: %v", e.Err) // no observer: logged through slog, once per 10 s
+			}
+		})),
 	)
 	if err != nil {
 		log.Fatal(err)

@@ -35,12 +35,20 @@ func middleware(p *httplimit.Policy) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			ctx := r.Context()
-			if nctx, ok := p.Handle(ctx, request{r}, w); ok {
-				if nctx != ctx {
-					r = r.WithContext(nctx)
-				}
-				next.ServeHTTP(w, r)
+			pass, ok := p.Handle(ctx, request{r}, w)
+			if !ok {
+				return
 			}
+			if nctx := pass.Context(); nctx != ctx {
+				r = r.WithContext(nctx)
+			}
+			if !pass.WantsStatus() {
+				next.ServeHTTP(w, r)
+				return
+			}
+			sw := &statusWriter{ResponseWriter: w}
+			next.ServeHTTP(sw, r)
+			pass.Finish(sw.Status())
 		})
 	}
 }

@@ -111,7 +111,7 @@ func checkHugeHeaderAndBadPeerGetCleanAnswers(t *testing.T, a Adapter) {
 	e := start(t, a, nil, core.GCRA, core.PerMinute(5), nil)
 	huge := strings.Repeat("203.0.113.9, ", 5000)
 	assert.Equal(t, ok("ok, remaining 4", allowed("5", "60", "4", "12")), e.do("GET", "/", peerA, "X-Forwarded-For", huge, "Accept", huge))
-	assert.Equal(t, text(401, "Unauthorized\n", map[string]string{}), e.do("GET", "/", "not-an-address"))
+	assert.Equal(t, text(500, "Internal Server Error\n", map[string]string{}), e.do("GET", "/", "not-an-address"), "a peer that is not an IP is the server's configuration")
 }
 
 func checkSkip(t *testing.T, a Adapter) {
@@ -156,11 +156,11 @@ func checkTwoLimits(t *testing.T, a Adapter) {
 func checkStoreFailure(t *testing.T, a Adapter) {
 	for _, closed := range []bool{false, true} {
 		var hooked atomic.Int64
-		opts := []httplimit.Option{httplimit.WithErrorHandler(func(_ keyfuncs.Request, err error) {
-			if errors.Is(err, errStoreDown) {
+		opts := []httplimit.Option{httplimit.WithObserver(httplimit.ObserverFunc(func(e httplimit.Event) {
+			if errors.Is(e.Err, errStoreDown) {
 				hooked.Add(1)
 			}
-		})}
+		}))}
 		want := ok("ok, no decision", map[string]string{"Content-Type": "text/plain; charset=utf-8"})
 		if closed {
 			opts = append(opts, httplimit.WithFailClosed())

@@ -71,9 +71,11 @@ func (c *Config) HTTPOptions() ([]httplimit.Option, error) {
 	opts := []httplimit.Option{
 		httplimit.WithKey(kf),
 		httplimit.WithSkip(func(r keyfuncs.Request) bool { return r.Path() == HealthPath }),
-		httplimit.WithErrorHandler(func(r keyfuncs.Request, err error) {
-			fmt.Fprintf(os.Stderr, "rate limiter error (failing %s): %v\n", c.failMode(), err)
-		}),
+		httplimit.WithObserver(httplimit.ObserverFunc(func(e httplimit.Event) {
+			if e.Err != nil && e.Outcome != httplimit.OutcomeKeyError {
+				fmt.Fprintf(os.Stderr, "rate limiter error (failing %s): %v\n", c.failMode(), e.Err)
+			}
+		})),
 	}
 	if c.FailClosed {
 		opts = append(opts, httplimit.WithFailClosed())
