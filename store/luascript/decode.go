@@ -89,7 +89,8 @@ func decodeStates(req core.TakeRequest, reply []int64) (core.Decision, error) {
 		}
 		states = append(states, s)
 	}
-	d, err := req.Algorithm.ApplyAll(states, req.Limits, req.Cost, now)
+	// A refund replies as the peek that follows it.
+	d, err := req.Algorithm.ApplyAll(states, req.Limits, max(0, req.Cost), now)
 	if err != nil {
 		return core.Decision{}, fmt.Errorf("%w: %w", errReply, err)
 	}

@@ -36,11 +36,11 @@ const serverTime = "-1"
 const maxStackLimits = 8
 
 // checkRequest mirrors core's checks, in core's order, so a store reports what
-// ApplyAll would (the same sentinels: core.ErrInvalidLimit,
-// core.ErrInvalidAlgorithm, core.ErrInvalidCost, core.ErrClock), and appends
-// the limits' encodings to dst. A decision (take) also checks the cost and,
-// when the caller's clock decides (callerNow), the time now; a reset checks
-// neither.
+// TakeRequest.Decide would (the same sentinels: core.ErrInvalidLimit,
+// core.ErrInvalidAlgorithm, core.ErrClock), and appends
+// the limits' encodings to dst. A decision (take) also checks, when the
+// caller's clock decides (callerNow), the time now; a reset does not. Every
+// cost is valid: a negative one is a refund.
 func checkRequest(req core.TakeRequest, take, callerNow bool, now int64, dst []*encodedLimit) ([]*encodedLimit, error) {
 	if len(req.Limits) == 0 {
 		return nil, fmt.Errorf("%w: no limits", core.ErrInvalidLimit)
@@ -48,9 +48,6 @@ func checkRequest(req core.TakeRequest, take, callerNow bool, now int64, dst []*
 	for _, l := range req.Limits {
 		if err := req.Algorithm.Validate(); err != nil {
 			return nil, err
-		}
-		if take && req.Cost < 0 {
-			return nil, fmt.Errorf("%w: %d is negative", core.ErrInvalidCost, req.Cost)
 		}
 		if take && callerNow && (now < 0 || now > core.MaxTime) {
 			return nil, fmt.Errorf("%w: %d µs since the epoch", core.ErrClock, now)
@@ -67,8 +64,9 @@ func checkRequest(req core.TakeRequest, take, callerNow bool, now int64, dst []*
 // appendCall appends to dst the call that decides req, checked into encs: one
 // key per limit (KEYS), then ARGV: now (µs, or serverTime), the cost, the
 // minimum TTL (ms), and two figures per limit, interval and tau (µs) for the
-// meters, rate and period (µs) for the windows and the sliding log. The keys
-// are dst's first len(encs) new entries.
+// meters, rate and period (µs) for the windows and the sliding log; for a
+// refund, then the admission's age (µs, see refundAge). The keys are dst's
+// first len(encs) new entries.
 func (c *config) appendCall(dst []string, req core.TakeRequest, now int64, encs []*encodedLimit) []string {
 	dst = c.appendKeys(dst, req, encs)
 	t := serverTime
@@ -84,7 +82,22 @@ func (c *config) appendCall(dst []string, req core.TakeRequest, now int64, encs 
 			dst = append(dst, e.rate, e.period)
 		}
 	}
+	if req.Cost < 0 {
+		dst = append(dst, strconv.FormatInt(refundAge(req), 10))
+	}
 	return dst
+}
+
+// refundAge is how long before req.Now the refunded cost was admitted, in
+// µs: 0 for a zero Admitted or one after Now. A script places the admission
+// at its own now minus the age, so on Redis's clock a skew between the
+// caller's clock and Redis's never moves a refund into another window.
+func refundAge(req core.TakeRequest) int64 {
+	if req.Admitted.IsZero() {
+		return 0
+	}
+	now := core.Micros(req.Now)
+	return max(0, now-max(0, min(now, core.Micros(req.Admitted))))
 }
 
 // appendKeys appends req's keys, named from the limits' encodings, to dst.

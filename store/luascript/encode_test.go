@@ -201,7 +201,8 @@ func TestTagIsInjectiveAndBounded(t *testing.T) {
 }
 
 // TestEncodeErrorsMatchCore feeds the same bad requests to Take and to
-// core.ApplyAll and expects the same sentinel, without a call to the backend.
+// core's TakeRequest.Decide and expects the same sentinel, without a call to
+// the backend.
 func TestEncodeErrorsMatchCore(t *testing.T) {
 	ok := core.PerSecond(10)
 	tests := []struct {
@@ -214,7 +215,8 @@ func TestEncodeErrorsMatchCore(t *testing.T) {
 	}{
 		{"no limits", core.GCRA, nil, 1, t0, core.ErrInvalidLimit},
 		{"bad algorithm", core.Algorithm(9), []core.Limit{ok}, 1, t0, core.ErrInvalidAlgorithm},
-		{"negative cost", core.GCRA, []core.Limit{ok}, -1, t0, core.ErrInvalidCost},
+		{"refund before the epoch", core.GCRA, []core.Limit{ok}, -1, time.Time{}, core.ErrClock},
+		{"refund of a bad limit", core.FixedWindow, []core.Limit{{Rate: 1}}, -1, t0, core.ErrInvalidLimit},
 		{"time before the epoch", core.GCRA, []core.Limit{ok}, 1, time.Time{}, core.ErrClock},
 		{"time after MaxTime", core.GCRA, []core.Limit{ok}, 1, time.UnixMicro(core.MaxTime + 1), core.ErrClock},
 		{"zero rate", core.GCRA, []core.Limit{{Period: time.Second}}, 1, t0, core.ErrInvalidLimit},
@@ -227,11 +229,13 @@ func TestEncodeErrorsMatchCore(t *testing.T) {
 		{"second limit bad", core.SlidingLog, []core.Limit{ok, {Rate: -1, Period: time.Second}}, 1, t0, core.ErrInvalidLimit},
 		{"valid", core.SlidingLog, []core.Limit{ok, core.PerMinute(100)}, 1, t0, nil},
 		{"valid peek", core.FixedWindow, []core.Limit{ok}, 0, t0, nil},
+		{"valid refund", core.SlidingWindow, []core.Limit{ok}, -2, t0, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			req := core.TakeRequest{Key: "k", Algorithm: tt.alg, Limits: tt.limits, Cost: tt.cost, Now: tt.now}
-			_, coreErr := tt.alg.ApplyAll(make([]core.State, len(tt.limits)), tt.limits, tt.cost, core.Micros(tt.now))
+			var d core.Decision
+			coreErr := req.Decide(&d, make([]core.State, len(tt.limits)), core.Micros(tt.now))
 			_, err := encode(t, req, WithCallerClock())
 			if tt.want == nil {
 				require.NoError(t, coreErr)

@@ -5,7 +5,15 @@ package luascript
 //	KEYS: one per limit, in the request's order.
 //	ARGV: now (µs, or -1 for the server's TIME), cost, min TTL (ms), then two
 //	      figures per limit: interval and tau (µs) for the token bucket, the
-//	      leaky bucket and GCRA; rate and period (µs) for the windows.
+//	      leaky bucket and GCRA; rate and period (µs) for the windows; then,
+//	      for a refund only, the admission's age (µs).
+//
+// A negative cost is a refund of -cost, admitted age µs before now (on the
+// server's clock, so a skew between the caller's and Redis's clocks never
+// moves it into another window). Each script gives it back first, by core's
+// rules (core/refund.go), in its own block that the spend path skips with one
+// comparison, and then carries on as a peek (cost 0), so a refund replies
+// exactly as a peek of the state it left.
 //
 // The meter and window scripts test whether every limit admits the request,
 // write the new states only when all do, and reply with what they read:
@@ -56,6 +64,21 @@ const luaTTL = `
 // state is the integer T; a request is admitted when
 // max(T, now) + cost*interval - now <= tau (a cost above the burst never is).
 const luaMeter = luaNow + `
+if cost < 0 then
+  local adm = now - tonumber(ARGV[4 + 2 * nk])
+  for i = 1, nk do
+    local t = tonumber(redis.call('GET', KEYS[i])) or 0
+    local tau = tonumber(ARGV[3 + 2 * i])
+    if t > now and now - adm < tau then
+      local back = -cost * tonumber(ARGV[2 + 2 * i])
+      if back > tau then back = tau end
+      t = t - back
+      if t < now then t = now end
+      local us = t - now` + luaTTL + `      redis.call('SET', KEYS[i], t, 'PX', ms)
+    end
+  end
+  cost = 0
+end
 local reply, nxt = {1, now}, {}
 for i = 1, nk do
   local t = tonumber(redis.call('GET', KEYS[i])) or 0
@@ -74,11 +97,32 @@ return reply
 `
 
 // luaWindows is the fixed and the sliding window (core/window.go); FITS is the
-// algorithm's admission test and LIFE the lifetime of the state it writes.
-// The state is the string "T N P" (the window's start, its count, and for the
-// sliding window the previous window's count). math.fmod is exact, unlike Lua
-// 5.1's %.
+// algorithm's admission test, REFUND its refund of n admitted in the window
+// starting at astart, and LIFE the lifetime of the state it writes. The state
+// is the string "T N P" (the window's start, its count, and for the sliding
+// window the previous window's count). math.fmod is exact, unlike Lua 5.1's %.
 const luaWindows = luaNow + `
+if cost < 0 then
+  local n, adm = -cost, now - tonumber(ARGV[4 + 2 * nk])
+  for i = 1, nk do
+    local period = tonumber(ARGV[3 + 2 * i])
+    local v = redis.call('GET', KEYS[i])
+    if v then
+      local a, b, c = string.match(v, '^(%d+) (%d+) (%d+)$')
+      if not a then return redis.error_reply('ratewarden: malformed state at ' .. KEYS[i]) end
+      local st, sn, sp = tonumber(a), tonumber(b), tonumber(c)
+      local start = now - math.fmod(now, period)
+      if st > start then start = st end
+      local astart = adm - math.fmod(adm, period)
+      local on, op = sn, sp
+REFUND
+      if sn ~= on or sp ~= op then
+        local us = STATELIFE` + luaTTL + `        redis.call('SET', KEYS[i], string.format('%d %d %d', st, sn, sp), 'PX', ms)
+      end
+    end
+  end
+  cost = 0
+end
 local reply, W, C, V = {1, now}, {}, {}, {}
 for i = 1, nk do
   local rate, period = tonumber(ARGV[2 + 2 * i]), tonumber(ARGV[3 + 2 * i])
@@ -108,6 +152,25 @@ const luaFixedWindowFits = `  local count = 0
   if st == start then count = sn end
   if count + cost > rate then reply[1] = 0 end
   W[i], C[i], V[i] = start, count + cost, 0`
+
+// luaFixedWindowRefund: the count drops by n when the admission's window is
+// the current one.
+const luaFixedWindowRefund = `      if st == start and astart == start then
+        sn = sn - n
+        if sn < 0 then sn = 0 end
+      end`
+
+// luaSlidingWindowRefund: the count of the admission's window drops by n,
+// when that window is the current or the previous one.
+const luaSlidingWindowRefund = `      if st == start and astart == start then
+        sn = sn - n
+      elseif st == start and astart == start - period then
+        sp = sp - n
+      elseif st == start - period and astart == st then
+        sn = sn - n
+      end
+      if sn < 0 then sn = 0 end
+      if sp < 0 then sp = 0 end`
 
 // luaSlidingWindowFits: prev*(period-elapsed)/period + cur + cost <= rate,
 // with swEstimate's operations in swEstimate's order.
@@ -220,6 +283,35 @@ local function pick(commit)
     if governs(d, best) then best, bi = d, i end
   end
   return {best[1], best[2], bi - 1, best[3], best[4], best[5]}
+end
+
+-- A refund removes, under each limit, up to -cost of the latest entries at
+-- or before the admission that are still in the window: the list keeps the
+-- entries before them and gets the ones after them pushed back.
+if cost < 0 then
+  local adm = now - tonumber(ARGV[4 + 2 * nk])
+  for i = 1, nk do
+    local key, period = KEYS[i], tonumber(ARGV[3 + 2 * i])
+    local total = redis.call('LLEN', key)
+    local upto = expired(key, total, adm)
+    local k = upto - expired(key, total, now - period)
+    if k > -cost then k = -cost end
+    if k > 0 then
+      local after = redis.call('LRANGE', key, upto, -1)
+      if upto - k > 0 then
+        redis.call('LTRIM', key, 0, upto - k - 1)
+      else
+        redis.call('DEL', key)
+      end
+      for j = 1, #after, 1000 do
+        redis.call('RPUSH', key, unpack(after, j, math.min(j + 999, #after)))
+      end
+      if redis.call('EXISTS', key) == 1 then
+        redis.call('PEXPIRE', key, ttl(tonumber(redis.call('LINDEX', key, -1)) + period - now))
+      end
+    end
+  end
+  cost = 0
 end
 
 if nk == 1 then return pick(true) end

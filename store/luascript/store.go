@@ -130,6 +130,9 @@ func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, 
 	if cached && !d.Allowed {
 		s.cache.put(req, encs, at, d)
 	}
+	if s.cache != nil && req.Cost < 0 {
+		s.cache.forget(req, encs) // a refund frees quota a cached denial says is spent
+	}
 	return d, nil
 }
 

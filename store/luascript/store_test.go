@@ -102,9 +102,9 @@ func TestTakeFailures(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Zero(t, rec.calls, "an ended context sends nothing")
 	bad := req
-	bad.Cost = -1
+	bad.Limits = nil
 	_, err = s.Take(ctx, bad)
-	assert.ErrorIs(t, err, core.ErrInvalidCost, "an invalid request is reported as such, whatever the context")
+	assert.ErrorIs(t, err, core.ErrInvalidLimit, "an invalid request is reported as such, whatever the context")
 	assert.NotErrorIs(t, err, ErrRedis)
 }
 

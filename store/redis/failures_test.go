@@ -202,7 +202,7 @@ func TestTakeRejectsBadRequestsWithoutRedis(t *testing.T) {
 		mutate func(*core.TakeRequest)
 		want   error
 	}{
-		{"negative cost", func(r *core.TakeRequest) { r.Cost = -1 }, core.ErrInvalidCost},
+		{"refund at zero time", func(r *core.TakeRequest) { r.Cost, r.Now = -1, time.Time{} }, core.ErrClock},
 		{"no limits", func(r *core.TakeRequest) { r.Limits = nil }, core.ErrInvalidLimit},
 		{"bad algorithm", func(r *core.TakeRequest) { r.Algorithm = 42 }, core.ErrInvalidAlgorithm},
 		{"zero time", func(r *core.TakeRequest) { r.Now = time.Time{} }, core.ErrClock},

@@ -256,7 +256,7 @@ func TestBadRequests(t *testing.T) {
 		{"no limits", func(r *core.TakeRequest) { r.Limits = nil }, core.ErrInvalidLimit},
 		{"zero rate", func(r *core.TakeRequest) { r.Limits = []core.Limit{{Period: time.Second}} }, core.ErrInvalidLimit},
 		{"bad algorithm", func(r *core.TakeRequest) { r.Algorithm = 42 }, core.ErrInvalidAlgorithm},
-		{"negative cost", func(r *core.TakeRequest) { r.Cost = -1 }, core.ErrInvalidCost},
+		{"refund before the epoch", func(r *core.TakeRequest) { r.Cost, r.Now = -1, time.Unix(-1, 0) }, core.ErrClock},
 		{"time before the epoch", func(r *core.TakeRequest) { r.Now = time.Unix(-1, 0) }, core.ErrClock},
 	}
 	before := commandCalls(t, client)
