@@ -30,6 +30,8 @@ func Run(t *testing.T, newStore NewStore) {
 	t.Run("Concurrent", func(t *testing.T) { RunConcurrent(t, newStore) })
 	t.Run("Isolation", func(t *testing.T) { RunIsolation(t, newStore) })
 	t.Run("BadInput", func(t *testing.T) { RunBadInput(t, newStore) })
+	t.Run("Limiter", func(t *testing.T) { RunLimiter(t, newStore) })
+	t.Run("Refunds", func(t *testing.T) { RunRefunds(t, newStore) })
 }
 
 // limitSets are the limit configurations every algorithm is driven with.
@@ -55,14 +57,16 @@ func limitSets(alg core.Algorithm) [][]core.Limit {
 var scriptKeys = []string{"a", "b", "ключ", "{tag}:x", strings.Repeat("k", 10<<10)}
 
 type step struct {
-	at   time.Time
-	key  string
-	cost int64
+	at       time.Time
+	key      string
+	cost     int64     // negative: a refund
+	admitted time.Time // a refund's admission
 }
 
 // script makes a reproducible random sequence of requests: bursts at one
 // instant, gaps around the emission interval, whole periods, a clock that
-// steps backwards, and a jump of a year.
+// steps backwards, a jump of a year, and refunds of costs admitted at an
+// earlier step's instant (or with no instant).
 func script(seed uint64, limits []core.Limit, n int) []step {
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	interval := limits[0].EmissionInterval()
@@ -94,14 +98,21 @@ func script(seed uint64, limits []core.Limit, n int) []step {
 			cost = 3
 		case r < 25:
 			cost = capacity + 1
+		case r < 33:
+			cost = -1 - rng.Int64N(3)
 		}
-		steps = append(steps, step{at: now, key: scriptKeys[rng.IntN(len(scriptKeys))], cost: cost})
+		var admitted time.Time
+		if cost < 0 && len(steps) > 0 && rng.IntN(8) > 0 {
+			admitted = steps[len(steps)-1-rng.IntN(min(len(steps), 20))].at
+		}
+		steps = append(steps, step{at: now, key: scriptKeys[rng.IntN(len(scriptKeys))], cost: cost, admitted: admitted})
 	}
 	return steps
 }
 
 // RunScripted drives every algorithm with every limit set through random
-// scripts and demands, decision by decision, what the reference decides.
+// scripts of spends, peeks and refunds, and demands, decision by decision,
+// what the reference decides.
 func RunScripted(t *testing.T, newStore NewStore) {
 	for _, alg := range core.Algorithms() {
 		for i, limits := range limitSets(alg) {
@@ -111,7 +122,7 @@ func RunScripted(t *testing.T, newStore NewStore) {
 				ctx := context.Background()
 				ns := fmt.Sprintf("scripted-%s-%d", alg, i)
 				for n, s := range script(uint64(i)+uint64(alg)<<8, limits, 300) {
-					req := core.TakeRequest{Key: s.key, Namespace: ns, Algorithm: alg, Limits: limits, Cost: s.cost, Now: s.at}
+					req := core.TakeRequest{Key: s.key, Namespace: ns, Algorithm: alg, Limits: limits, Cost: s.cost, Now: s.at, Admitted: s.admitted}
 					want, err := ref.Take(ctx, req)
 					require.NoError(t, err)
 					got, err := st.Take(ctx, req)

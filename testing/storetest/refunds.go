@@ -1,0 +1,163 @@
+package storetest
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewarden/ratewarden/core"
+)
+
+// RunRefunds drives core.Limiter.Refund over the store for every algorithm:
+// a refund gives back what was admitted, under every limit; it is clamped to
+// what was admitted and to a fresh key's quota; it gives back nothing once
+// the admission's window or refill time has passed; refunds racing with
+// spends add up exactly; and a refund of nothing is an error.
+func RunRefunds(t *testing.T, newStore NewStore) {
+	for _, alg := range core.Algorithms() {
+		t.Run(alg.String()+"/basic", func(t *testing.T) { refundBasic(t, newStore, alg) })
+		t.Run(alg.String()+"/several limits", func(t *testing.T) { refundSeveral(t, newStore, alg) })
+		t.Run(alg.String()+"/clamped", func(t *testing.T) { refundClamped(t, newStore, alg) })
+		t.Run(alg.String()+"/moved on", func(t *testing.T) { refundMovedOn(t, newStore, alg) })
+		t.Run(alg.String()+"/concurrent", func(t *testing.T) { refundConcurrent(t, newStore, alg) })
+		t.Run(alg.String()+"/bad input", func(t *testing.T) { refundBadInput(t, newStore, alg) })
+	}
+}
+
+func refundBasic(t *testing.T, newStore NewStore, alg core.Algorithm) {
+	lim, clk := newLimiter(t, newStore, alg, core.PerMinute(3))
+	ctx := context.Background()
+	last := spend(t, lim, "k", 3)
+	clk.Advance(time.Second)
+	d, err := lim.Refund(ctx, "k", 1, last)
+	require.NoError(t, err)
+	assert.True(t, d.Allowed, "a refund replies as a peek")
+	assert.Equal(t, int64(1), d.Remaining, "one given back")
+	spend(t, lim, "k", 1)
+	d, err = lim.Allow(ctx, "k")
+	require.NoError(t, err)
+	assert.False(t, d.Allowed, "the refund gave back exactly one")
+}
+
+func refundSeveral(t *testing.T, newStore NewStore, alg core.Algorithm) {
+	lim, clk := newLimiter(t, newStore, alg, core.PerMinute(2), core.PerHour(3).Named("hour"))
+	ctx := context.Background()
+	last := spend(t, lim, "k", 2)
+	d, err := lim.Allow(ctx, "k")
+	require.NoError(t, err)
+	require.False(t, d.Allowed, "the minute is spent")
+	d, err = lim.Refund(ctx, "k", 1, last)
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), d.Remaining, "the minute got one back")
+	spend(t, lim, "k", 1)
+	d, err = lim.Allow(ctx, "k")
+	require.NoError(t, err)
+	require.False(t, d.Allowed)
+	clk.Advance(2*time.Minute + time.Second)
+	d, err = lim.Peek(ctx, "k")
+	require.NoError(t, err)
+	assert.Equal(t, "hour", d.Limit.Name)
+	assert.Equal(t, int64(1), d.Remaining, "the hour got one back too: 3 - (3 spent - 1 refunded)")
+}
+
+func refundClamped(t *testing.T, newStore NewStore, alg core.Algorithm) {
+	lim, _ := newLimiter(t, newStore, alg, core.PerMinute(3))
+	ctx := context.Background()
+	spend(t, lim, "k", 1)
+	second := spend(t, lim, "k", 1)
+	d, err := lim.Refund(ctx, "k", 5, second)
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), d.Remaining, "clamped to the one the decision admitted")
+	for range 2 {
+		d, err = lim.Refund(ctx, "k", 10, core.Decision{})
+		require.NoError(t, err)
+		assert.Equal(t, int64(3), d.Remaining, "clamped to a fresh key's quota")
+	}
+	spend(t, lim, "k", 3)
+	d, err = lim.Allow(ctx, "k")
+	require.NoError(t, err)
+	assert.False(t, d.Allowed, "no quota was minted")
+}
+
+func refundMovedOn(t *testing.T, newStore NewStore, alg core.Algorithm) {
+	lim, clk := newLimiter(t, newStore, alg, core.PerMinute(3))
+	ctx := context.Background()
+	old := spend(t, lim, "k", 1)
+	clk.Advance(2*time.Minute + time.Second)
+	spend(t, lim, "k", 3)
+	d, err := lim.Refund(ctx, "k", 1, old)
+	require.NoError(t, err)
+	assert.Equal(t, int64(0), d.Remaining, "the admission's window or refill time is over: nothing to give back")
+	d, err = lim.Allow(ctx, "k")
+	require.NoError(t, err)
+	assert.False(t, d.Allowed)
+}
+
+// refundConcurrent has goroutines spend and refund on one key at one instant:
+// every refund gives back its admission whole, so the key ends exactly at the
+// quota minus what stayed spent, never above a fresh key's.
+func refundConcurrent(t *testing.T, newStore NewStore, alg core.Algorithm) {
+	const capacity = 10
+	lim, _ := newLimiter(t, newStore, alg, core.Every(capacity, 10*time.Second))
+	ctx := context.Background()
+	var admitted, refunded atomic.Int64
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 20 {
+				d, err := lim.Allow(ctx, "hot")
+				if !assert.NoError(t, err) || !d.Allowed {
+					continue
+				}
+				admitted.Add(1)
+				if (g+i)%2 == 1 {
+					continue
+				}
+				r, err := lim.Refund(ctx, "hot", 1, d)
+				if assert.NoError(t, err) {
+					refunded.Add(1)
+					assert.LessOrEqual(t, r.Remaining, int64(capacity))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	kept := admitted.Load() - refunded.Load()
+	assert.Positive(t, refunded.Load())
+	assert.LessOrEqual(t, kept, int64(capacity))
+	assert.Equal(t, capacity-kept, peekRemaining(t, lim, "hot"), "admitted %d, refunded %d", admitted.Load(), refunded.Load())
+}
+
+func refundBadInput(t *testing.T, newStore NewStore, alg core.Algorithm) {
+	lim, _ := newLimiter(t, newStore, alg, core.PerMinute(3))
+	ctx := context.Background()
+	last := spend(t, lim, "k", 3)
+	denied, err := lim.Allow(ctx, "k")
+	require.NoError(t, err)
+	require.False(t, denied.Allowed)
+	cases := []struct {
+		name     string
+		n        int64
+		admitted core.Decision
+	}{
+		{"zero", 0, last},
+		{"negative", -1, last},
+		{"most negative", -1 << 63, last},
+		{"denied decision", 1, denied},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var err error
+			require.NotPanics(t, func() { _, err = lim.Refund(ctx, "k", c.n, c.admitted) })
+			require.ErrorIs(t, err, core.ErrInvalidCost)
+			assert.Equal(t, int64(0), peekRemaining(t, lim, "k"), "nothing given back")
+		})
+	}
+}
