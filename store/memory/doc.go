@@ -31,7 +31,15 @@
 // exact count. An evicted key that comes back starts fresh: under a sustained
 // flood larger than the bound, a client who rotates through more keys than the
 // bound can get fresh quota, which is the price of bounded memory. Size the bound
-// for your legitimate clients.
+// for your legitimate clients. Store.Stats reports the keys held and how many
+// were evicted, for the metrics modules to export.
+//
+// # Refunds
+//
+// A refund (core.Limiter.Refund) is decided like any request, by
+// core.TakeRequest.Decide under the key's lock, or with compare-and-swap on
+// the one-word path (core.TakeRequest.AdvanceWord); a refund of a key the
+// store does not hold stores nothing.
 //
 // A Store runs one background goroutine, the sweeper; Close stops it.
 package memory

@@ -51,3 +51,16 @@ func ExampleStore_Take() {
 	fmt.Println(d.Allowed, d.Limit, d.Remaining)
 	// Output: true 10/s 9
 }
+
+// Stats feeds the metrics modules: the keys held and the keys evicted to
+// keep within the bound.
+func ExampleStore_Stats() {
+	st, _ := memory.New(memory.WithMaxKeys(2), memory.WithShards(1))
+	defer st.Close()
+	lim, _ := core.NewLimiter(st, core.FixedWindow, core.PerMinute(10))
+	for _, key := range []string{"a", "b", "c", "d"} {
+		_, _ = lim.Allow(context.Background(), key)
+	}
+	fmt.Printf("%+v\n", st.Stats())
+	// Output: {Keys:2 Evictions:2}
+}

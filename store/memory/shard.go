@@ -30,6 +30,7 @@ type shard struct {
 	words   index[atomic.Int64]
 	entries index[atomic.Pointer[entry]]
 	bound   int
+	evicted uint64        // keys evicted with live state, under mu
 	seen    *atomic.Int64 // the store's latest request time seen by an insert
 	_       [64]byte      // keep neighbouring shards' mutexes off one cache line
 }
@@ -88,10 +89,14 @@ func (sh *shard) makeRoom(forWords bool, now int64) {
 	if sh.words.live+sh.entries.live < sh.bound {
 		return
 	}
+	var evicted bool
 	if forWords && sh.words.live > 0 || sh.entries.live == 0 {
-		sh.words.evict(now)
+		evicted = sh.words.evict(now)
 	} else {
-		sh.entries.evict(now)
+		evicted = sh.entries.evict(now)
+	}
+	if evicted {
+		sh.evicted++
 	}
 }
 

@@ -144,8 +144,10 @@ func (x *index[V]) grow() {
 
 // evict runs the CLOCK hand until one key is gone: recovered state goes
 // whatever its reference bit; otherwise a referenced key loses its bit and an
-// unreferenced one is evicted. Two turns of the hand always find one.
-func (x *index[V]) evict(now int64) {
+// unreferenced one is evicted. Two turns of the hand always find one. It
+// reports whether the key it removed was evicted (its state had not
+// recovered) rather than reclaimed.
+func (x *index[V]) evict(now int64) bool {
 	t := x.cur.Load()
 	for range 2*len(t.slots) + 1 {
 		s := &t.slots[x.hand&t.mask]
@@ -154,11 +156,15 @@ func (x *index[V]) evict(now int64) {
 		if k == emptyKey || k == deadKey {
 			continue
 		}
-		if x.remove(s, now, false) || k&refBit == 0 && x.remove(s, now, true) {
-			return
+		if x.remove(s, now, false) {
+			return false
+		}
+		if k&refBit == 0 && x.remove(s, now, true) {
+			return true
 		}
 		s.key.CompareAndSwap(k, k&^refBit)
 	}
+	return false
 }
 
 // rebuild copies the live keys into a new table of the given size, dropping
