@@ -1,6 +1,7 @@
 package prommetrics_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -89,4 +90,39 @@ func ExampleObserver_Observe() {
 	// shop_store_errors_total{policy="checkout"} 1
 	// shop_store_latency_seconds_sum{policy="checkout"} 0.1
 	// shop_store_latency_seconds_count{policy="checkout"} 1
+}
+
+// A memory store's keys and evictions, read at each scrape: here a store
+// bounded to 3 keys sees 5 clients.
+func ExampleRegisterMemoryStore() {
+	st, err := memory.New(memory.WithMaxKeys(3), memory.WithShards(1))
+	if err != nil {
+		panic(err)
+	}
+	defer st.Close()
+	reg := prometheus.NewRegistry()
+	if _, err := prommetrics.RegisterMemoryStore(reg, st); err != nil {
+		panic(err)
+	}
+
+	clk := core.NewManualClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	lim, err := core.NewLimiter(st, core.GCRA, core.PerMinute(10), core.WithClock(clk))
+	if err != nil {
+		panic(err)
+	}
+	for _, client := range []string{"a", "b", "c", "d", "e"} {
+		if _, err := lim.Allow(context.Background(), client); err != nil {
+			panic(err)
+		}
+	}
+	rec := httptest.NewRecorder()
+	promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	for line := range strings.Lines(rec.Body.String()) {
+		if !strings.HasPrefix(line, "#") {
+			fmt.Print(line)
+		}
+	}
+	// Output:
+	// ratewarden_memory_store_evictions_total 2
+	// ratewarden_memory_store_keys 3
 }
