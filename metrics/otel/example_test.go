@@ -73,3 +73,40 @@ func ExampleNew() {
 	// ratewarden.decisions default denied: 1
 	// ratewarden.store.duration (s): 3 timed
 }
+
+// A memory store's keys and evictions, observed at each collection: here a
+// store bounded to 3 keys sees 5 clients.
+func ExampleRegisterMemoryStore() {
+	st, err := memory.New(memory.WithMaxKeys(3), memory.WithShards(1))
+	if err != nil {
+		panic(err)
+	}
+	defer st.Close()
+	reader := sdkmetric.NewManualReader()
+	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer provider.Shutdown(context.Background())
+	if _, err := otelmetrics.RegisterMemoryStore(provider, st); err != nil {
+		panic(err)
+	}
+
+	clk := core.NewManualClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	lim, err := core.NewLimiter(st, core.GCRA, core.PerMinute(10), core.WithClock(clk))
+	if err != nil {
+		panic(err)
+	}
+	for _, client := range []string{"a", "b", "c", "d", "e"} {
+		if _, err := lim.Allow(context.Background(), client); err != nil {
+			panic(err)
+		}
+	}
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		panic(err)
+	}
+	for _, m := range rm.ScopeMetrics[0].Metrics {
+		fmt.Printf("%s %s: %d\n", m.Name, m.Unit, m.Data.(metricdata.Sum[int64]).DataPoints[0].Value)
+	}
+	// Unordered output:
+	// ratewarden.memory_store.keys {key}: 3
+	// ratewarden.memory_store.evictions {eviction}: 2
+}
