@@ -16,7 +16,7 @@
 //	ratewarden_store_latency_seconds{policy}     histogram: time in the store
 //	ratewarden_store_errors_total{policy}        counter: failed store calls
 //
-// and, for a memory store (NewMemoryStoreCollector), read at scrape time:
+// and, for a memory store (RegisterMemoryStore), read at scrape time:
 //
 //	ratewarden_memory_store_keys                 gauge: keys held
 //	ratewarden_memory_store_evictions_total      counter: keys evicted

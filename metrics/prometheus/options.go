@@ -10,7 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// ErrInvalid is wrapped by every error New and NewMemoryStoreCollector return
+// ErrInvalid is wrapped by every error New and RegisterMemoryStore return
 // for a bad argument or option; check it with errors.Is.
 var ErrInvalid = errors.New("prommetrics: invalid argument")
 
@@ -45,7 +45,7 @@ func DefaultBuckets() []float64 {
 	}
 }
 
-// Option configures New and NewMemoryStoreCollector.
+// Option configures New and RegisterMemoryStore.
 type Option func(*config) error
 
 type config struct {
