@@ -11,6 +11,7 @@ import (
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/echomw"
 	"github.com/ratewarden/ratewarden/httplimit"
+	"github.com/ratewarden/ratewarden/keyfuncs"
 	"github.com/ratewarden/ratewarden/testing/adaptertest"
 )
 
@@ -28,7 +29,12 @@ func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...http
 	}, mw)
 	handle := func(c echo.Context) error {
 		d, ok := echomw.DecisionFrom(c)
-		return c.Blob(200, "text/plain; charset=utf-8", []byte(h(d, ok)))
+		body := h(d, ok)
+		status := adaptertest.Status(c.Request().Header.Get(adaptertest.StatusHeader))
+		if status >= 500 {
+			return echo.NewHTTPError(status) // the status Echo's error handler sends
+		}
+		return c.Blob(status, "text/plain; charset=utf-8", []byte(body))
 	}
 	for _, path := range []string{"/", "/health", "/users/:id"} {
 		e.GET(path, handle)
@@ -39,7 +45,13 @@ func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...http
 }
 
 func TestConformance(t *testing.T) {
-	adaptertest.Run(t, adaptertest.Adapter{New: newApp, Disconnects: true})
+	adaptertest.Run(t, adaptertest.Adapter{New: newApp, Disconnects: true, RenderJSON: renderJSON})
+}
+
+// renderJSON renders with Echo's c.JSON.
+func renderJSON(_ httplimit.ResponseWriter, r keyfuncs.Request, status int, body any) {
+	c, _ := echomw.Native(r)
+	_ = c.JSON(status, body)
 }
 
 // The one-line form limits per client IP and refuses a malformed literal at

@@ -12,6 +12,7 @@ import (
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/fibermw"
 	"github.com/ratewarden/ratewarden/httplimit"
+	"github.com/ratewarden/ratewarden/keyfuncs"
 	"github.com/ratewarden/ratewarden/testing/adaptertest"
 )
 
@@ -35,7 +36,12 @@ func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...http
 	})
 	handle := func(c *fiber.Ctx) error {
 		d, ok := fibermw.DecisionFrom(c)
-		return c.SendString(h(d, ok))
+		body := h(d, ok)
+		status := adaptertest.Status(c.Get(adaptertest.StatusHeader))
+		if status >= 500 {
+			return fiber.NewError(status) // the status Fiber's error handler sends
+		}
+		return c.Status(status).SendString(body)
 	}
 	for _, path := range []string{"/", "/health", "/users/:id"} {
 		app.Get(path, mw, handle) // Get also serves HEAD
@@ -45,7 +51,13 @@ func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...http
 }
 
 func TestConformance(t *testing.T) {
-	adaptertest.Run(t, adaptertest.Adapter{New: newApp})
+	adaptertest.Run(t, adaptertest.Adapter{New: newApp, RenderJSON: renderJSON})
+}
+
+// renderJSON renders with Fiber's c.JSON.
+func renderJSON(_ httplimit.ResponseWriter, r keyfuncs.Request, status int, body any) {
+	c, _ := fibermw.Native(r)
+	_ = c.Status(status).JSON(body)
 }
 
 // The one-line form limits per client IP and refuses a malformed literal at

@@ -11,6 +11,7 @@ import (
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/ginmw"
 	"github.com/ratewarden/ratewarden/httplimit"
+	"github.com/ratewarden/ratewarden/keyfuncs"
 	"github.com/ratewarden/ratewarden/testing/adaptertest"
 )
 
@@ -25,7 +26,7 @@ func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...http
 	r.Use(func(c *gin.Context) { adaptertest.SetPeer(c.Request) }, mw)
 	handle := func(c *gin.Context) {
 		d, ok := ginmw.DecisionFrom(c)
-		c.String(200, "%s", h(d, ok))
+		c.String(adaptertest.Status(c.GetHeader(adaptertest.StatusHeader)), "%s", h(d, ok))
 	}
 	for _, path := range []string{"/", "/health", "/users/:id"} {
 		r.GET(path, handle)
@@ -36,7 +37,13 @@ func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...http
 }
 
 func TestConformance(t *testing.T) {
-	adaptertest.Run(t, adaptertest.Adapter{New: newApp, Disconnects: true})
+	adaptertest.Run(t, adaptertest.Adapter{New: newApp, Disconnects: true, RenderJSON: renderJSON})
+}
+
+// renderJSON renders with Gin's c.JSON.
+func renderJSON(_ httplimit.ResponseWriter, r keyfuncs.Request, status int, body any) {
+	c, _ := ginmw.Native(r)
+	c.JSON(status, body)
 }
 
 // The one-line form limits per client IP and refuses a malformed literal at

@@ -1,12 +1,14 @@
 package stdhttp_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
+	"github.com/ratewarden/ratewarden/keyfuncs"
 	"github.com/ratewarden/ratewarden/stdhttp"
 	"github.com/ratewarden/ratewarden/testing/adaptertest"
 	"github.com/stretchr/testify/assert"
@@ -20,6 +22,7 @@ func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...http
 	handler := mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		d, ok := stdhttp.DecisionFrom(r)
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(adaptertest.Status(r.Header.Get(adaptertest.StatusHeader)))
 		_, _ = w.Write([]byte(h(d, ok)))
 	}))
 	mux := http.NewServeMux()
@@ -32,7 +35,16 @@ func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...http
 }
 
 func TestConformance(t *testing.T) {
-	adaptertest.Run(t, adaptertest.Adapter{New: newApp, Disconnects: true})
+	adaptertest.Run(t, adaptertest.Adapter{New: newApp, Disconnects: true, RenderJSON: renderJSON})
+}
+
+// renderJSON renders through net/http's own means: an encoder on the
+// http.ResponseWriter the denied handler gets.
+func renderJSON(w httplimit.ResponseWriter, _ keyfuncs.Request, status int, body any) {
+	rw := w.(http.ResponseWriter)
+	rw.Header().Set("Content-Type", "application/json")
+	rw.WriteHeader(status)
+	_ = json.NewEncoder(rw).Encode(body)
 }
 
 // The one-line form limits per client IP and refuses a malformed literal at

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
+	"github.com/ratewarden/ratewarden/keyfuncs"
 	"github.com/ratewarden/ratewarden/store/memory"
 )
 
@@ -28,9 +30,24 @@ const PeerHeader = "X-Test-Peer"
 // Handler is what every route of the app under test does: read the decision
 // through the adapter's own accessor (DecisionFrom; the suite builds the
 // middleware with httplimit.WithDecisionInContext unless it tests the default), pass it here, and answer
-// 200 with the returned string as the body, with Content-Type
-// "text/plain; charset=utf-8".
+// with the returned string as the body, with Content-Type
+// "text/plain; charset=utf-8", and the status Status gives for the request's
+// StatusHeader (200 when absent).
 type Handler func(d core.Decision, ok bool) string
+
+// StatusHeader is the request header whose value, a status code, the app's
+// handler answers with (see Status): it lets the suite test refunds that
+// depend on the response's status.
+const StatusHeader = "X-Test-Status"
+
+// Status returns the status the handler answers with for a StatusHeader
+// value: the code it holds, 200 when it is empty or not a code.
+func Status(header string) int {
+	if n, err := strconv.Atoi(header); err == nil && n >= 200 && n <= 599 {
+		return n
+	}
+	return http.StatusOK
+}
 
 // Server is a running app under test.
 type Server struct {
@@ -52,6 +69,12 @@ type Adapter struct {
 	// Disconnects reports whether a client can hang up while its request is
 	// held (false when requests are not sent over a connection).
 	Disconnects bool
+	// RenderJSON writes status and body as JSON through the framework's own
+	// renderer (Gin's and Echo's c.JSON, Fiber's c.Status(status).JSON, an
+	// encoder on the http.ResponseWriter for net/http), from within an
+	// httplimit.WithDeniedHandler: w and r are what the handler got (reach
+	// the framework's request with the adapter's Native).
+	RenderJSON func(w httplimit.ResponseWriter, r keyfuncs.Request, status int, body any)
 }
 
 // SetPeer sets r.RemoteAddr from PeerHeader, for net/http based apps.
@@ -88,9 +111,11 @@ var t0 = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 type env struct {
 	t         *testing.T
 	noContext bool // leave out httplimit.WithDecisionInContext
-	clk       *core.ManualClock
-	srv       *Server
-	calls     atomic.Int64
+	// more, when set, gives options built from the limiter (tiers).
+	more  func(lim *core.Limiter) []httplimit.Option
+	clk   *core.ManualClock
+	srv   *Server
+	calls atomic.Int64
 }
 
 // start builds a limiter of alg and limit on a fresh memory store (or st) and
@@ -115,8 +140,12 @@ func (e *env) run(a Adapter, st core.Store, alg core.Algorithm, limit core.Limit
 	}
 	lim, err := core.NewLimiter(st, alg, limit, append([]core.Option{core.WithClock(e.clk)}, lopts...)...)
 	require.NoError(t, err)
+	opts = append([]httplimit.Option{quiet}, opts...)
 	if !e.noContext {
 		opts = append([]httplimit.Option{httplimit.WithDecisionInContext()}, opts...)
+	}
+	if e.more != nil {
+		opts = append(opts, e.more(lim)...)
 	}
 	srv, err := a.New(t, lim, func(d core.Decision, ok bool) string {
 		e.calls.Add(1)
@@ -242,6 +271,11 @@ var cases = []struct {
 	{"leaky bucket holds", checkLeakyBucketHolds, false},
 	{"a client that leaves stops the hold", checkAClientThatLeavesStopsTheHold, true},
 	{"invalid construction", checkInvalidConstruction, false},
+	{"dry run", checkDryRun, false},
+	{"every outcome reaches the observer", checkEveryOutcomeReachesTheObserver, false},
+	{"tiers", checkTiers, false},
+	{"refund counts only failures", checkRefundCountsOnlyFailures, false},
+	{"denied handler renders through the framework", checkDeniedHandlerRendersThroughTheFramework, false},
 }
 
 var errStoreDown = errors.New("store down: 10.1.2.3:6379 refused")

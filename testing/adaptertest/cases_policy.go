@@ -1,0 +1,151 @@
+package adaptertest
+
+import (
+	"log/slog"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/httplimit"
+	"github.com/ratewarden/ratewarden/keyfuncs"
+)
+
+// outcomes is an Observer that counts events by outcome and keeps their
+// policy names.
+type outcomes struct {
+	mu       sync.Mutex
+	counts   map[httplimit.Outcome]int
+	policies []string
+}
+
+func (o *outcomes) Observe(e httplimit.Event) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.counts == nil {
+		o.counts = map[httplimit.Outcome]int{}
+	}
+	o.counts[e.Outcome]++
+	o.policies = append(o.policies, e.Policy)
+}
+
+func (o *outcomes) count(oc httplimit.Outcome) int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.counts[oc]
+}
+
+// quiet keeps the policy's log lines (a peer that is not an IP, on
+// purpose) out of the test output; a case that reads them sets its own.
+var quiet = httplimit.WithLogger(slog.New(slog.DiscardHandler))
+
+func checkDryRun(t *testing.T, a Adapter) {
+	obs := &outcomes{}
+	e := start(t, a, nil, core.FixedWindow, core.PerMinute(1), nil, httplimit.WithDryRun(), httplimit.WithObserver(obs))
+	assert.Equal(t, ok("ok, remaining 0", allowed("1", "60", "0", "60")), e.do("GET", "/", peerA))
+	e.clk.Advance(20 * time.Second)
+	for range 2 {
+		assert.Equal(t, ok("ok, remaining 0", allowed("1", "60", "0", "40")), e.do("GET", "/", peerA), "would be denied: 200, truthful headers, no Retry-After")
+	}
+	assert.Equal(t, 2, obs.count(httplimit.OutcomeDryRunDenied))
+	assert.Equal(t, int64(3), e.calls.Load())
+}
+
+func checkEveryOutcomeReachesTheObserver(t *testing.T, a Adapter) {
+	obs := &outcomes{}
+	skip := httplimit.WithSkip(func(r keyfuncs.Request) bool { return r.Path() == "/health" })
+	e := start(t, a, nil, core.FixedWindow, core.PerMinute(1), nil, httplimit.WithObserver(obs), skip,
+		httplimit.WithRefund(func(status int) bool { return status == 204 }))
+	assert.Equal(t, 204, e.do("GET", "/", peerA, StatusHeader, "204").Status, "allowed, then refunded")
+	assert.Equal(t, 200, e.do("GET", "/", peerA).Status)
+	assert.Equal(t, 429, e.do("GET", "/", peerA).Status)
+	assert.Equal(t, 200, e.do("GET", "/health", peerA).Status)
+	assert.Equal(t, 500, e.do("GET", "/", "not-an-address").Status)
+
+	dry := start(t, a, nil, core.FixedWindow, core.PerMinute(1), nil, httplimit.WithObserver(obs), httplimit.WithDryRun())
+	dry.do("GET", "/", peerA)
+	dry.do("GET", "/", peerA)
+	open := start(t, a, failingStore{}, core.GCRA, core.PerMinute(1), nil, httplimit.WithObserver(obs))
+	assert.Equal(t, 200, open.do("GET", "/", peerA).Status)
+	closed := start(t, a, failingStore{}, core.GCRA, core.PerMinute(1), nil, httplimit.WithObserver(obs), httplimit.WithFailClosed())
+	assert.Equal(t, 503, closed.do("GET", "/", peerA).Status)
+
+	for _, oc := range httplimit.Outcomes {
+		want := 1
+		if oc == httplimit.OutcomeAllowed {
+			want = 3 // two here, one in the dry run
+		}
+		assert.Equal(t, want, obs.count(oc), oc.String())
+	}
+}
+
+// tiered gives an env the tier "paid" (3/min) of its limiter, picked by the
+// X-Plan header.
+func tiered(t *testing.T) func(lim *core.Limiter) []httplimit.Option {
+	return func(lim *core.Limiter) []httplimit.Option {
+		paid, err := lim.Tier("paid", core.PerMinute(3))
+		require.NoError(t, err)
+		pick, err := keyfuncs.Header("X-Plan")
+		require.NoError(t, err)
+		return []httplimit.Option{httplimit.WithTiers(pick, paid)}
+	}
+}
+
+func checkTiers(t *testing.T, a Adapter) {
+	obs := &outcomes{}
+	e := newEnv(t)
+	e.more = tiered(t)
+	e.run(a, nil, core.FixedWindow, core.PerMinute(1), nil, httplimit.WithObserver(obs))
+	paidHeaders := func(remaining string) map[string]string {
+		h := allowed("3", "60", remaining, "60")
+		h["Ratelimit-Policy"] = `"paid";q=3;w=60`
+		h["Ratelimit"] = `"paid";r=` + remaining + ";t=60"
+		return h
+	}
+	assert.Equal(t, ok("ok, remaining 2", paidHeaders("2")), e.do("GET", "/", peerA, "X-Plan", "paid"))
+	assert.Equal(t, ok("ok, remaining 0", allowed("1", "60", "0", "60")), e.do("GET", "/", peerA), "no plan: the default tier, counted apart")
+	assert.Equal(t, 429, e.do("GET", "/", peerA, "X-Plan", "platinum").Status, "an unknown plan gets the default tier")
+	assert.Equal(t, ok("ok, remaining 1", paidHeaders("1")), e.do("GET", "/", peerA, "X-Plan", "paid"))
+	assert.Equal(t, ok("ok, remaining 0", paidHeaders("0")), e.do("GET", "/", peerA, "X-Plan", "paid"))
+	r := e.do("GET", "/", peerA, "X-Plan", "paid", "Accept", "application/json")
+	assert.Equal(t, 429, r.Status)
+	assert.Equal(t, `"paid";q=3;w=60`, r.Headers["Ratelimit-Policy"])
+	assert.Contains(t, r.Body, `"violated-policies":["paid"]`)
+	assert.Equal(t, []string{"paid", "default", "default", "paid", "paid", "paid"}, obs.policies, "policy names come from the configuration, never the request")
+}
+
+func checkRefundCountsOnlyFailures(t *testing.T, a Adapter) {
+	e := start(t, a, nil, core.FixedWindow, core.PerMinute(2), nil,
+		httplimit.WithRefund(func(status int) bool { return status < 400 }))
+	for i := range 5 {
+		r := e.do("POST", "/", peerA, StatusHeader, "200")
+		assert.Equal(t, 200, r.Status, "success %d gives its cost back", i)
+	}
+	for _, status := range []int{401, 500} {
+		assert.Equal(t, status, e.do("POST", "/", peerA, StatusHeader, strconv.Itoa(status)).Status)
+	}
+	assert.Equal(t, 429, e.do("POST", "/", peerA, StatusHeader, "200").Status, "two failures spent the limit")
+	assert.Equal(t, int64(7), e.calls.Load())
+}
+
+func checkDeniedHandlerRendersThroughTheFramework(t *testing.T, a Adapter) {
+	require.NotNil(t, a.RenderJSON, "Adapter.RenderJSON")
+	render := httplimit.WithDeniedHandler(func(w httplimit.ResponseWriter, r keyfuncs.Request, d core.Decision) {
+		pd := httplimit.DeniedProblem(d)
+		pd.Detail = "slow down, " + r.Method()
+		a.RenderJSON(w, r, pd.Status, pd)
+	})
+	e := start(t, a, nil, core.FixedWindow, core.PerMinute(1), nil, render)
+	assert.Equal(t, 200, e.do("GET", "/", peerA).Status)
+	r := e.do("GET", "/", peerA)
+	assert.Equal(t, 429, r.Status)
+	assert.Equal(t, "60", r.Headers["Retry-After"], "the policy's headers are set before the handler renders")
+	assert.Equal(t, `"default";r=0;t=60`, r.Headers["Ratelimit"])
+	assert.Contains(t, r.Headers["Content-Type"], "application/json")
+	assert.JSONEq(t, `{"type":"`+httplimit.ProblemTypeQuotaExceeded+`","title":"Request cannot be satisfied as assigned quota has been exceeded","status":429,"detail":"slow down, GET","violated-policies":["default"]}`, r.Body)
+	assert.Equal(t, int64(1), e.calls.Load())
+}
