@@ -14,16 +14,20 @@ type app struct {
 
 const root = "github.com/ratewarden/ratewarden"
 
-// apps are the programs of the check: one per adapter, one per Redis binding.
+// apps are the programs of the check: one per adapter, one per Redis binding,
+// one per metrics module.
 var apps = []app{
 	{name: "stdhttp", module: root, source: stdhttpApp, forbidden: []string{
 		"github.com/golang-jwt", "github.com/gin-gonic", "github.com/valyala/fasthttp", "github.com/redis/go-redis",
+		"github.com/prometheus/", "go.opentelemetry.io/",
 	}},
 	{name: "ginmw", module: root + "/ginmw", source: ginApp},
 	{name: "echomw", module: root + "/echomw", source: echoApp},
 	{name: "fibermw", module: root + "/fibermw", source: fiberApp},
 	{name: "redis", module: root + "/store/redis", source: redisApp},
 	{name: "rueidis", module: root + "/store/rueidis", source: rueidisApp},
+	{name: "prometheus", module: root + "/metrics/prometheus", source: prometheusApp},
+	{name: "otel", module: root + "/metrics/otel", source: otelApp},
 }
 
 const stdhttpApp = `package main
@@ -149,5 +153,93 @@ func main() {
 		log.Fatal(err)
 	}
 	fmt.Println(lim.Algorithm())
+}
+`
+
+const prometheusApp = `package main
+
+import (
+	"log"
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/httplimit"
+	prommetrics "github.com/ratewarden/ratewarden/metrics/prometheus"
+	"github.com/ratewarden/ratewarden/stdhttp"
+	"github.com/ratewarden/ratewarden/store/memory"
+)
+
+func main() {
+	st, err := memory.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	lim, err := core.NewLimiter(st, core.GCRA, core.PerMinute(100))
+	if err != nil {
+		log.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	obs, err := prommetrics.New(reg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := prommetrics.RegisterMemoryStore(reg, st); err != nil {
+		log.Fatal(err)
+	}
+	mw, err := stdhttp.New(lim, httplimit.WithObserver(obs))
+	if err != nil {
+		log.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.Handle("/", mw(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Write([]byte("hello\n"))
+	})))
+	log.Fatal(http.ListenAndServe("127.0.0.1:8080", mux))
+}
+`
+
+const otelApp = `package main
+
+import (
+	"log"
+	"net/http"
+
+	"go.opentelemetry.io/otel"
+
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/httplimit"
+	otelmetrics "github.com/ratewarden/ratewarden/metrics/otel"
+	"github.com/ratewarden/ratewarden/stdhttp"
+	"github.com/ratewarden/ratewarden/store/memory"
+)
+
+func main() {
+	st, err := memory.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	lim, err := core.NewLimiter(st, core.GCRA, core.PerMinute(100))
+	if err != nil {
+		log.Fatal(err)
+	}
+	obs, err := otelmetrics.New(otel.GetMeterProvider())
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := otelmetrics.RegisterMemoryStore(otel.GetMeterProvider(), st); err != nil {
+		log.Fatal(err)
+	}
+	mw, err := stdhttp.New(lim, httplimit.WithObserver(obs))
+	if err != nil {
+		log.Fatal(err)
+	}
+	hello := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Write([]byte("hello\n"))
+	})
+	log.Fatal(http.ListenAndServe("127.0.0.1:8080", mw(hello)))
 }
 `

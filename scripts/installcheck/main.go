@@ -4,16 +4,17 @@
 //
 // It publishes the working tree's modules at the release version into a
 // file-based module proxy in a temporary folder (see package modproxy), then,
-// for each adapter and each Redis binding, writes a tiny program in a module
-// of its own, runs `go get MODULE@VERSION` and `go build` with
+// for each adapter, Redis binding and metrics module, writes a tiny program
+// in a module of its own, runs `go get MODULE@VERSION` and `go build` with
 //
 //	GOWORK=off GOFLAGS=-mod=mod GONOSUMDB=github.com/ratewarden
 //	GOPROXY=file://PROXY,file://$(go env GOMODCACHE)/cache/download,$(go env GOPROXY)
 //	GOMODCACHE=<a fresh folder, so no stale copy of our modules is ever used>
 //
 // and finally reads `go version -m` of the net/http program: it must hold no
-// module of a framework, of golang-jwt or of a Redis client. Everything it
-// made is removed at the end (-keep leaves it and says where).
+// module of a framework, of golang-jwt, of a Redis client or of a metrics
+// library (Prometheus, OpenTelemetry). Everything it made is removed at the
+// end (-keep leaves it and says where).
 //
 // Before it builds anything it checks that every module of go.work has the
 // same go line and requires the others at the release version.
