@@ -6,7 +6,15 @@ import (
 )
 
 // Algorithm names one of the six rate-limiting algorithms. Every store applies
-// every algorithm, and decides exactly as [Algorithm.Apply] does.
+// every algorithm, and decides exactly as [Algorithm.ApplyAll] does.
+//
+// A refund of n ([Limiter.Refund]) gives back, under each limit: for the
+// meters (token and leaky bucket, GCRA), n emission intervals, never past
+// full, until Burst intervals after the admission; for the fixed window, n
+// from the admission's window while it is current; for the sliding window, n
+// from the admission's window while it is the current or the previous one;
+// for the sliding log, the n latest entries not after the admission that are
+// still in the window. Counts never drop below 0.
 type Algorithm uint8
 
 // The six algorithms; the README's table says when to pick each.

@@ -6,11 +6,10 @@ import "errors"
 // can test with errors.Is.
 var (
 	// ErrInvalidLimit reports a Limit that cannot be enforced: a rate, period or
-	// burst out of range, a string that does not parse, or a name that cannot
-	// go in a header.
+	// burst out of range, a string that does not parse, or a bad name.
 	ErrInvalidLimit = errors.New("ratewarden: invalid limit")
-	// ErrInvalidCost reports a negative cost, or a refund that gives nothing
-	// back (n <= 0, or a denied Decision).
+	// ErrInvalidCost reports a negative cost, or a refund of n <= 0 or of a
+	// denied Decision.
 	ErrInvalidCost = errors.New("ratewarden: invalid cost")
 	// ErrInvalidAlgorithm reports an Algorithm value or name that is not one of the six.
 	ErrInvalidAlgorithm = errors.New("ratewarden: invalid algorithm")
@@ -21,7 +20,6 @@ var (
 	ErrClock = errors.New("ratewarden: time out of range")
 	// ErrStoreClosed is returned by a store used after Close.
 	ErrStoreClosed = errors.New("ratewarden: store closed")
-	// ErrUnsupported reports an operation the limiter's store does not
-	// implement, such as Reset on a store that is not a Resetter.
+	// ErrUnsupported reports an operation the store does not implement.
 	ErrUnsupported = errors.New("ratewarden: store does not support this")
 )

@@ -41,7 +41,10 @@ func (r *TakeRequest) prepared() *plan {
 }
 
 // Decide is Algorithm.ApplyAll of r's algorithm, limits and cost at now (µs
-// since the epoch) over states, writing the decision into d.
+// since the epoch) over states, writing the decision into d. For a refund (a
+// negative Cost) it gives back -Cost admitted at r.Admitted, then decides a
+// peek. A store on its own clock (Redis's TIME) places the admission at its
+// own now minus (r.Now - r.Admitted), so a clock skew never moves it.
 func (r *TakeRequest) Decide(d *Decision, states []State, now int64) error {
 	p := r.prepared()
 	switch {
@@ -60,9 +63,10 @@ func (r *TakeRequest) Decide(d *Decision, states []State, now int64) error {
 	return nil
 }
 
-// AdvanceWord returns the one-word state (State.T) r leaves at now, with one
-// limit and a one-word algorithm: for a lock-free store to swap in, before it
-// builds the Decision with Decide on the state it loaded.
+// AdvanceWord returns the one-word state (State.T) r, a spend or a refund,
+// leaves at now, with one limit and a one-word algorithm: for a lock-free
+// store to swap in, before it builds the Decision with Decide on the state it
+// loaded.
 func (r *TakeRequest) AdvanceWord(t, now int64) int64 {
 	if len(r.Limits) != 1 || !r.Algorithm.OneWord() || r.Cost == 0 || !validArgs(r.Algorithm, r.Cost, now) {
 		if r.Cost < 0 && len(r.Limits) == 1 && r.Algorithm.OneWord() {

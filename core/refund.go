@@ -42,7 +42,7 @@ func (r *TakeRequest) refund(d *Decision, states []State, now int64) error {
 		if err != nil {
 			return err
 		}
-		r.Algorithm.refund(&states[i], p, -r.Cost, r.admittedAt(now), now)
+		r.Algorithm.refund(&states[i], p, r.refunded(), r.admittedAt(now), now)
 	}
 	var err error
 	*d, err = r.Algorithm.ApplyAll(states, r.Limits, 0, now)
@@ -128,5 +128,11 @@ func (r *TakeRequest) refundWord(t, now int64) int64 {
 	} else {
 		buf = p.params[0]
 	}
-	return refundMeter(&buf, t, -r.Cost, r.admittedAt(now), now)
+	return refundMeter(&buf, t, r.refunded(), r.admittedAt(now), now)
+}
+
+// refunded is what a refund gives back, -r.Cost, kept positive for the most
+// negative Cost.
+func (r *TakeRequest) refunded() int64 {
+	return max(-r.Cost, -(r.Cost + 1))
 }

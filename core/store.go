@@ -28,14 +28,13 @@ type TakeRequest struct {
 	Algorithm Algorithm
 	// Limits are the limits that must all admit the request (at least one).
 	Limits []Limit
-	// Cost is what the request spends; 0 is a peek. A negative Cost is a
-	// refund of -Cost (see Limiter.Refund and forstores.go).
+	// Cost is what the request spends; 0 is a peek; a negative Cost is a
+	// refund of -Cost (see TakeRequest.Decide).
 	Cost int64
 	// Now is the caller's time. A store that keeps its own time (Redis's TIME)
 	// may ignore it.
 	Now time.Time
-	// Admitted is, for a refund, the instant (on the caller's clock) at which
-	// the cost being given back was admitted; zero means Now.
+	// Admitted is a refund's admission instant, on Now's clock; zero is Now.
 	Admitted time.Time
 
 	// plan holds what the Limiter that built the request computed once for

@@ -10,22 +10,15 @@ import (
 // RateLimit-Policy header.
 const maxNameLen = 64
 
-// Tier returns a limiter that shares l's store, clock, algorithm and namespace
-// but applies limit (and more) instead of l's limits: the limits of one call,
-// as chosen per request (a free and a paid plan), computed once here. The
-// limit set is named name: an unnamed first limit takes name, an unnamed
-// further one name, a space and the limit ("paid 1000/h").
-//
-// Tier returns an error wrapping ErrInvalidLimit for a name that is empty,
-// longer than 64 bytes, or holds anything but printable ASCII other than '"'
-// and '\', and the errors NewLimiter returns for the limits (at most 8).
-//
-// A key's state is kept per algorithm and limit figures (rate, period and
-// burst, not names), so tiers with different figures never share counts. Two
-// tiers with the same figures are the same quota and share a key's state: a
-// key moving between them carries its count, as a rules reload keeps the
-// counts of limits that did not change. To keep them apart, give them
-// limiters with different namespaces (WithNamespace).
+// Tier returns a limiter that shares l's store, clock, algorithm and
+// namespace but applies limit and more (a plan picked per request), named
+// name: an unnamed first limit takes name, an unnamed further one name and the
+// limit ("paid 1000/h"). name must be 1 to 64 bytes of printable ASCII without
+// '"' or '\' (else an error wraps ErrInvalidLimit); the limits are checked as
+// NewLimiter checks them. State is kept per limit figures, not names: tiers
+// with different figures never share a key's counts, and tiers with the same
+// figures, being the same quota, do (as a rules reload keeps the counts of
+// unchanged limits).
 func (l *Limiter) Tier(name string, limit Limit, more ...Limit) (*Limiter, error) {
 	if err := validateName(name); err != nil {
 		return nil, err
@@ -62,11 +55,9 @@ func (l *Limiter) Peek(ctx context.Context, key string) (Decision, error) {
 	return l.AllowN(ctx, key, 0)
 }
 
-// Reset forgets key's state under the limiter's algorithm and limits, key
-// being exactly what was given to AllowN (for the HTTP layer, what the key
-// function produced). Resetting a key the store does not hold is not an error.
-// It returns an error wrapping ErrUnsupported when the store is not a
-// Resetter, and the store's error when it could not reset.
+// Reset forgets key's state under l's limits, key being exactly what was
+// given to AllowN. A key the store does not hold is no error; a store that is
+// not a Resetter is, wrapping ErrUnsupported.
 func (l *Limiter) Reset(ctx context.Context, key string) error {
 	r, ok := l.store.(Resetter)
 	if !ok {
@@ -80,23 +71,14 @@ func (l *Limiter) request(key string, cost int64, now time.Time) TakeRequest {
 	return TakeRequest{Key: key, Namespace: l.ns, Algorithm: l.alg, Limits: l.limits, Cost: cost, Now: now, plan: &l.plan}
 }
 
-// Refund gives back n of the cost that admitted, a Decision AllowN returned
-// for key on this limiter, spent, in one atomic store call, and returns key's
-// decision after it (as Peek would). It is for counting only what should
-// count, such as failed logins: spend on arrival, refund on success.
-//
-// A refund never raises the key above a fresh key's quota, and never gives
-// back more than admitted spent (n is clamped; a Decision not made by a
-// Limiter, such as the zero Decision, is taken as admitted now, with n
-// clamped only by the fresh quota). Once the admission's window has ended (the
-// windows) or the meter has refilled past it (the buckets and GCRA), there is
-// nothing left to give back and the refund changes nothing; each algorithm's
-// rule is in Algorithm's doc. Under several limits the cost is given back
-// under each.
-//
-// Refund returns an error wrapping ErrInvalidCost for n <= 0 or a denied
-// admitted (nothing was spent), and the store's error when it could not
-// decide.
+// Refund gives back n of what admitted (a Decision AllowN returned for key on
+// l) spent, in one atomic store call, and returns key's decision after it, as
+// Peek would: for counting only failures. It never gives back more than
+// admitted spent (a Decision no Limiter made, such as the zero one, counts as
+// admitted now), never raises key above a fresh key's quota, and gives back
+// nothing once the admission's window has passed or its meter has refilled
+// (see Algorithm). n <= 0 or a denied admitted is an error wrapping
+// ErrInvalidCost.
 func (l *Limiter) Refund(ctx context.Context, key string, n int64, admitted Decision) (Decision, error) {
 	if n <= 0 {
 		return Decision{}, fmt.Errorf("%w: refund of %d, want a positive amount", ErrInvalidCost, n)

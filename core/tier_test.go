@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -153,4 +154,82 @@ func TestReset(t *testing.T) {
 	plain, err := core.NewLimiter(&recordingStore{}, core.GCRA, core.PerSecond(1))
 	require.NoError(t, err)
 	assert.ErrorIs(t, plain.Reset(ctx, "k"), core.ErrUnsupported)
+}
+
+// Refund hands the store one request: the cost given back (clamped to what
+// the admission spent) and the admission's instant.
+func TestRefundRequest(t *testing.T) {
+	ctx := context.Background()
+	clk := core.NewManualClock(tierStart)
+	st := newMemStore(t)
+	rec := &recordingStore{}
+	lim, err := core.NewLimiter(st, core.SlidingWindow, core.PerMinute(5), core.WithClock(clk))
+	require.NoError(t, err)
+	spy, err := core.NewLimiter(rec, core.SlidingWindow, core.PerMinute(5), core.WithClock(clk))
+	require.NoError(t, err)
+	admitted, err := lim.AllowN(ctx, "k", 2)
+	require.NoError(t, err)
+	peek, err := lim.Peek(ctx, "k")
+	require.NoError(t, err)
+	clk.Advance(3 * time.Second)
+
+	cases := []struct {
+		name         string
+		n            int64
+		admitted     core.Decision
+		wantCost     int64
+		wantAdmitted time.Time
+	}{
+		{"clamped to the admission", 5, admitted, -2, tierStart},
+		{"part of it", 1, admitted, -1, tierStart},
+		{"zero decision: admitted now", 7, core.Decision{}, -7, time.Time{}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, _ = spy.Refund(ctx, "k", c.n, c.admitted)
+			assert.Equal(t, c.wantCost, rec.last.Cost)
+			assert.True(t, c.wantAdmitted.Equal(rec.last.Admitted), "admitted at %s", rec.last.Admitted)
+			assert.Equal(t, clk.Now(), rec.last.Now)
+		})
+	}
+	t.Run("a peek spent nothing", func(t *testing.T) {
+		d, err := lim.Refund(ctx, "k", 1, peek)
+		require.NoError(t, err)
+		assert.Equal(t, int64(3), d.Remaining, "nothing given back")
+	})
+	t.Run("a clock that stepped back", func(t *testing.T) {
+		clk.Set(tierStart.Add(-time.Second))
+		_, _ = spy.Refund(ctx, "k", 1, admitted)
+		assert.Equal(t, time.Time{}, rec.last.Admitted, "an admission after now counts as now")
+		clk.Set(tierStart.Add(3 * time.Second))
+	})
+	t.Run("a store error", func(t *testing.T) {
+		rec.err = errors.New("down")
+		_, err := spy.Refund(ctx, "k", 1, admitted)
+		assert.ErrorIs(t, err, rec.err)
+		rec.err = nil
+	})
+	d, err := lim.Refund(ctx, "k", 2, admitted)
+	require.NoError(t, err)
+	assert.Equal(t, int64(5), d.Remaining, "given back whole")
+}
+
+func TestRefundRejects(t *testing.T) {
+	ctx := context.Background()
+	lim, err := core.NewLimiter(newMemStore(t), core.SlidingWindow, core.PerMinute(5), core.WithClock(core.NewManualClock(tierStart)))
+	require.NoError(t, err)
+	admitted, err := lim.AllowN(ctx, "k", 2)
+	require.NoError(t, err)
+	denied, err := lim.AllowN(ctx, "k", 4)
+	require.NoError(t, err)
+	require.False(t, denied.Allowed)
+	for _, n := range []int64{0, -3} {
+		_, err := lim.Refund(ctx, "k", n, admitted)
+		assert.ErrorIs(t, err, core.ErrInvalidCost, "n = %d", n)
+	}
+	_, err = lim.Refund(ctx, "k", 1, denied)
+	assert.ErrorIs(t, err, core.ErrInvalidCost)
+	d, err := lim.Peek(ctx, "k")
+	require.NoError(t, err)
+	assert.Equal(t, int64(3), d.Remaining, "nothing changed")
 }
