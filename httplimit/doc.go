@@ -6,13 +6,15 @@
 // behavioural lives in them, so a request gets the same answer in every
 // framework.
 //
+// # Headers and answers
+//
 // Headers, on allowed (unless WithoutHeadersOnAllowed) and denied responses,
 // for the governing limit of the decision (Decision.Limit):
 //
 //	X-RateLimit-Limit: 100                  the limit's Rate
 //	X-RateLimit-Remaining: 0
 //	X-RateLimit-Reset: 12                   delta seconds, rounded up
-//	RateLimit-Policy: "default";q=100;w=60  every limit of the limiter
+//	RateLimit-Policy: "default";q=100;w=60  every limit of the tier that applied
 //	RateLimit: "default";r=0;t=12
 //
 // RateLimit-Policy and RateLimit follow draft-ietf-httpapi-ratelimit-headers-10
@@ -26,14 +28,61 @@
 // client's Accept names a JSON type, and plain text otherwise; HEAD gets none.
 // No header or body ever holds request data or error text.
 //
+// The default bodies are exported as building blocks ([ProblemDetails],
+// [DeniedProblem], [KeyErrorProblem], [UnavailableProblem], [DefaultDenied]):
+// WithResponder returns a changed one, and WithDeniedHandler renders one
+// through the framework (Gin's c.JSON, a template) after the policy set the
+// headers.
+//
+// # Keys, failures and dry runs
+//
 // A request whose key cannot be found gets 401 (WithKeyErrorResponder,
-// WithKeyFallback); it is never let through unlimited. When the limiter fails
-// (store down, WithStoreTimeout's deadline, a negative cost), the error goes to
-// WithErrorHandler's hook and the request passes (fail open, the default) or
-// gets 503 (WithFailClosed). A leaky-bucket request is held for its delay
-// at most WithMaxDelay; a client that leaves meanwhile is dropped.
+// WithKeyFallback); it is never let through unlimited. A peer address that is
+// not an IP (a unix-socket listener; keyfuncs.ErrPeerNotIP) is the server's
+// configuration, not the client's fault: it gets 500 and is logged. When the
+// limiter fails (store down, WithStoreTimeout's deadline, a negative cost) the
+// request passes (fail open, the default) or gets 503 (WithFailClosed). A
+// leaky-bucket request is held for its delay at most WithMaxDelay; a client
+// that leaves meanwhile is dropped.
+//
+// Under WithDryRun every request is decided, spends, is reported and gets
+// the truthful headers, but none is denied, delayed or failed closed: the way
+// to roll out a new limit.
+//
+// # Observing and logging
+//
+// Every decision reaches the observers (WithObserver) as an [Event]: its
+// [Outcome] (allowed, denied, dry-run denial, fail-open, fail-closed, key
+// error, skipped, refunded), the name of the limits that applied (never
+// request data: fit for a metric label), the decision, the store's latency
+// and the error. Observe runs on the request's goroutine and must not block
+// ([NonBlocking] queues events for one that may); a panicking observer is
+// recovered. The metrics/prometheus and metrics/otel modules are observers.
+//
+// With no observer, limiter errors are logged through log/slog (WithLogger;
+// slog.Default() otherwise), at most one line per [LogInterval] per kind,
+// with the number left out: an outage does not flood the log. Observer and
+// tier-pick panics and a peer that is not an IP are logged the same way
+// whether or not an observer is set.
+//
+// # Tiers, refunds and resets
+//
+// WithTiers picks the limits per request (a plan from a header, a JWT claim,
+// a context value) among tiers built with core.Limiter.Tier; headers and
+// bodies name the tier that applied, and each tier keeps its own counts.
+// WithRefund gives the cost back after the handler when a predicate on the
+// response status holds ("count only failures"): Handle returns a [Pass] the
+// adapter finishes with the status. [Policy.Reset] unblocks a client under
+// every tier; [Policy.Peek] reads its state.
+//
+// # Cost
 //
 // A Policy is safe for concurrent use and immutable once built. An allowed
 // request costs no allocation in the policy, but for the one block that holds
-// its header values when they go into a net/http Header map.
+// its header values when they go into a net/http Header map. With no
+// observer, tiers or refunds, nothing reads a clock for latency, builds an
+// event or learns the response status; an observer costs one call and two
+// clock reads per request, a tier pick one call of its function, and a
+// refund one store call after the handler (and, under net/http, a writer
+// wrapper).
 package httplimit

@@ -14,8 +14,9 @@ import (
 // number of lines left out since the previous one, not one per request.
 const LogInterval = 10 * time.Second
 
-// WithLogger sets where the policy logs what it must not keep silent (see
-// policyLogs): slog.Default() at the time of logging unless set.
+// WithLogger sets where the policy logs what it must not keep silent:
+// slog.Default() at the time of logging unless set. Lines are at level Error,
+// with the attributes policy (the tier's name), err and suppressed.
 //
 // With no observer (WithObserver), every limiter error (store down, timeout,
 // a negative cost, a failed refund) is logged, at most once per LogInterval,

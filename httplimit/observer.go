@@ -81,7 +81,9 @@ type Event struct {
 	Err error
 	// Request is the request decided on. It is valid only during Observe:
 	// never keep it, and never put its data in a metric label (unbounded
-	// label values exhaust a metrics system's memory).
+	// label values exhaust a metrics system's memory). It is nil for
+	// OutcomeRefunded (the refund follows the handler) and behind
+	// NonBlocking.
 	Request keyfuncs.Request
 }
 

@@ -40,8 +40,10 @@ func WithKeyFallback(f keyfuncs.Func) Option {
 }
 
 // WithKeyErrorResponder replaces the default answer to a request whose key
-// cannot be found (401 with a problem-details or plain-text body). The error
-// wraps keyfuncs.ErrKey; do not copy its text into the response.
+// cannot be found (KeyErrorProblem: 401, or 500 for a peer that is not an
+// IP, with a problem-details or plain-text body); a Status of 0 means that
+// default status. The error wraps keyfuncs.ErrKey; do not copy its text into
+// the response.
 func WithKeyErrorResponder(f func(r keyfuncs.Request, err error) Response) Option {
 	return func(p *Policy) error {
 		if f == nil {

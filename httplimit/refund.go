@@ -40,11 +40,6 @@ func WithRefund(refund func(status int) bool) Option {
 	}
 }
 
-// RefundsAfter reports whether the policy may refund a request after its
-// handler (WithRefund): an adapter that must work to learn the response's
-// status (net/http wraps the ResponseWriter) does that work only then.
-func (p *Policy) RefundsAfter() bool { return p.refund != nil }
-
 // Pass is a request Handle let through, for the adapter to finish: the
 // context its next handler sees, and, under WithRefund, what to give back
 // once that handler returned. It is a small value: with no WithRefund it

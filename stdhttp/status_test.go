@@ -1,0 +1,88 @@
+package stdhttp
+
+import (
+	"bufio"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/httplimit"
+	"github.com/ratewarden/ratewarden/store/memory"
+)
+
+// hijackRecorder is a recorder that can hand over its connection.
+type hijackRecorder struct {
+	*httptest.ResponseRecorder
+	hijacked bool
+}
+
+func (h *hijackRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	h.hijacked = true
+	return nil, nil, nil
+}
+
+// The writer seen by a refunding policy's handler records the status the
+// handler sent, and streams and hijacks as the server's writer does.
+func TestStatusWriter(t *testing.T) {
+	tests := []struct {
+		name    string
+		handler func(w http.ResponseWriter)
+		want    int
+	}{
+		{"nothing written", func(http.ResponseWriter) {}, 200},
+		{"body only", func(w http.ResponseWriter) { _, _ = w.Write([]byte("x")) }, 200},
+		{"status", func(w http.ResponseWriter) { w.WriteHeader(404) }, 404},
+		{"informational first", func(w http.ResponseWriter) { w.WriteHeader(103); w.WriteHeader(500) }, 500},
+		{"second status ignored", func(w http.ResponseWriter) { w.WriteHeader(201); w.WriteHeader(500) }, 201},
+		{"flushed", func(w http.ResponseWriter) { require.NoError(t, http.NewResponseController(w).Flush()) }, 200},
+		{"hijacked", func(w http.ResponseWriter) {
+			_, _, err := w.(http.Hijacker).Hijack()
+			require.NoError(t, err)
+		}, 101},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &hijackRecorder{ResponseRecorder: httptest.NewRecorder()}
+			sw := &statusWriter{ResponseWriter: rec}
+			tt.handler(sw)
+			assert.Equal(t, tt.want, sw.Status())
+			assert.Equal(t, rec, sw.Unwrap())
+		})
+	}
+	sw := &statusWriter{ResponseWriter: httptest.NewRecorder()}
+	_, _, err := sw.Hijack()
+	assert.ErrorIs(t, err, http.ErrNotSupported)
+}
+
+// Only a refunding policy wraps the writer: the handler of any other sees
+// the server's own.
+func TestWriterIsWrappedOnlyForRefunds(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		opts    []httplimit.Option
+		wrapped bool
+	}{
+		{"default", nil, false},
+		{"refund", []httplimit.Option{httplimit.WithRefund(func(int) bool { return true })}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			st, err := memory.New(memory.WithSweepInterval(0))
+			require.NoError(t, err)
+			defer st.Close()
+			lim, err := core.NewLimiter(st, core.GCRA, core.PerMinute(5))
+			require.NoError(t, err)
+			mw, err := New(lim, tt.opts...)
+			require.NoError(t, err)
+			var seen http.ResponseWriter
+			rec := httptest.NewRecorder()
+			mw(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { seen = w })).ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+			_, isWrapped := seen.(*statusWriter)
+			assert.Equal(t, tt.wrapped, isWrapped)
+		})
+	}
+}
