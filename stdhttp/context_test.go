@@ -16,8 +16,6 @@ import (
 	"github.com/ratewarden/ratewarden/testing/adaptertest"
 )
 
-type userKey struct{}
-
 // serve serves the conformance app on ln, with an authentication step that
 // stores adaptertest.UserHeader under userKey{} in the request's context.
 func serve(t *testing.T, ln net.Listener, lim *core.Limiter, h adaptertest.Handler, opts ...httplimit.Option) error {
