@@ -29,6 +29,8 @@ func FuzzIP(f *testing.F) {
 		{"198.51.100.1:2", "1.2.3.4", "for=1.2.3.4", "1.2.3.4"},
 		{"", ",,", ";;,", ""},
 		{"2001:db8::1", "[::1]:99999", `For="[::1]";for=1.1.1.1`, "[1.2.3.4]"},
+		{"@", "198.51.100.1, 10.0.0.2", "", ""},
+		{"/run/app.sock", "", "for=unknown", "198.51.100.3"},
 	}
 	for _, s := range seeds {
 		f.Add(s[0], s[1], s[2], s[3])
@@ -45,10 +47,14 @@ func FuzzIP(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	unixSocket, err := keyfuncs.IP(keyfuncs.WithTrustedProxies(keyfuncs.TrustUnixSocket, "10.0.0.0/8"))
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, remote, xff, fwd, real string) {
 		withHeaders := fakereq.New(remote, "X-Forwarded-For", xff, "Forwarded", fwd, "X-Real-IP", real)
 		bare := fakereq.New(remote)
-		for _, kf := range []keyfuncs.Func{trusted, wide, untrusted} {
+		for _, kf := range []keyfuncs.Func{trusted, wide, untrusted, unixSocket} {
 			k, err := kf(withHeaders)
 			if err != nil {
 				if !errors.Is(err, keyfuncs.ErrKey) {
@@ -86,4 +92,40 @@ func trustedForFuzz(a netip.Addr) bool {
 		}
 	}
 	return false
+}
+
+// FuzzFrameworkIP feeds FrameworkIP whatever a framework could answer (a
+// forwarding header's raw value, say) and whatever the peer is: the result is
+// a valid key or an error wrapping ErrKey, and an error wraps ErrPeerNotIP
+// only when the peer is not an address.
+func FuzzFrameworkIP(f *testing.F) {
+	for _, s := range [][2]string{
+		{"203.0.113.7", "10.0.0.1:1"},
+		{"[2001:db8::1]:80", "@"},
+		{"0.0.0.0", "@"},
+		{"<nil>", ""},
+		{"6.6.6.6, 10.0.0.2", "10.0.0.1:1"},
+		{" fe80::1%eth0 ", "/run/app.sock"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	kf, err := keyfuncs.FrameworkIP(keyfuncs.WithIPv4Prefix(24))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, answer, peer string) {
+		k, err := kf(resolved{fakereq.New(peer), answer})
+		if err == nil {
+			if !validIPKey(k) {
+				t.Fatalf("invalid key %q from %q", k, answer)
+			}
+			return
+		}
+		if !errors.Is(err, keyfuncs.ErrKey) || k != "" {
+			t.Fatalf("key %q, error %v", k, err)
+		}
+		if _, perr := netip.ParseAddrPort(peer); perr == nil && errors.Is(err, keyfuncs.ErrPeerNotIP) {
+			t.Fatalf("peer %q is an address, yet %v", peer, err)
+		}
+	})
 }
