@@ -24,7 +24,10 @@ func PerIP(limit string) echo.MiddlewareFunc {
 // otherwise. The route pattern (for keyfuncs.Route) is c.Path(), set once
 // Echo has routed: install it with Use, not Pre, when keys are per route. It
 // returns an error wrapping core.ErrInvalidOption for a nil limiter or an
-// invalid option.
+// invalid option. Under httplimit.WithRefund the status is the response's
+// once the handler returned or, when it returned an error before writing, the
+// one Echo's default error handler gives it (an *echo.HTTPError's Code, else
+// 500).
 func New(lim *core.Limiter, opts ...httplimit.Option) (echo.MiddlewareFunc, error) {
 	p, err := httplimit.New(lim, opts...)
 	if err != nil {

@@ -30,7 +30,10 @@ func PerIP(limit string) fiber.Handler {
 // system clock decides at the instant fasthttp stamped on the request when it
 // read it (RequestCtx.Time), without reading the clock again. fasthttp does
 // not report a client that hangs up, so a held leaky-bucket request waits its
-// whole delay, or until the server shuts down.
+// whole delay, or until the server shuts down. Under httplimit.WithRefund the
+// status is the response's once the handler returned or, when it returned an
+// error, the one Fiber's default error handler gives it (a *fiber.Error's
+// Code, else 500).
 func New(lim *core.Limiter, opts ...httplimit.Option) (fiber.Handler, error) {
 	p, err := httplimit.New(lim, opts...)
 	if err != nil {

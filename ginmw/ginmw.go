@@ -21,7 +21,8 @@ func PerIP(limit string) gin.HandlerFunc {
 // (the peer address, not Gin's ClientIP) unless httplimit.WithKey says
 // otherwise; the route pattern (for keyfuncs.Route) is FullPath. It returns
 // an error wrapping core.ErrInvalidOption for a nil limiter or an invalid
-// option.
+// option. Under httplimit.WithRefund the status is c.Writer.Status() once
+// the handlers after the middleware returned.
 func New(lim *core.Limiter, opts ...httplimit.Option) (gin.HandlerFunc, error) {
 	p, err := httplimit.New(lim, opts...)
 	if err != nil {

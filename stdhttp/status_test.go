@@ -86,3 +86,18 @@ func TestWriterIsWrappedOnlyForRefunds(t *testing.T) {
 		})
 	}
 }
+
+// An allowed request costs one allocation, the block of header values the
+// Header map keeps, whatever the policy can do but was not asked to.
+func TestAllowedRequestAllocations(t *testing.T) {
+	st, err := memory.New(memory.WithSweepInterval(0))
+	require.NoError(t, err)
+	defer st.Close()
+	lim, err := core.NewLimiter(st, core.GCRA, core.PerSecond(1_000_000).WithBurst(1<<40))
+	require.NoError(t, err)
+	mw, err := New(lim)
+	require.NoError(t, err)
+	h := mw(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	r, w := httptest.NewRequest("GET", "/", nil), httptest.NewRecorder()
+	assert.Equal(t, 1.0, testing.AllocsPerRun(200, func() { h.ServeHTTP(w, r) }))
+}

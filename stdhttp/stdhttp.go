@@ -23,6 +23,11 @@ func PerIP(limit string) func(http.Handler) http.Handler {
 // The route pattern (for keyfuncs.Route) is http.Request.Pattern, which the
 // ServeMux sets before calling the handler it matched: wrap the handlers you
 // register, not the mux, when keys are per route.
+//
+// Under httplimit.WithRefund, and only then, the next handler gets a
+// ResponseWriter that records the status it sends (200 when it sends none);
+// it passes Flush and Hijack through, and Unwrap gives the server's writer,
+// for http.ResponseController.
 func New(lim *core.Limiter, opts ...httplimit.Option) (func(http.Handler) http.Handler, error) {
 	p, err := httplimit.New(lim, opts...)
 	if err != nil {
