@@ -1,6 +1,8 @@
 package prommetrics_test
 
 import (
+	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
+	"github.com/ratewarden/ratewarden/keyfuncs"
 	prommetrics "github.com/ratewarden/ratewarden/metrics/prometheus"
 	"github.com/ratewarden/ratewarden/stdhttp"
 	"github.com/ratewarden/ratewarden/store/memory"
@@ -122,4 +125,52 @@ func TestObserverAddsNoAllocationPerRequest(t *testing.T) {
 			assert.GreaterOrEqual(t, m.GetCounter().GetValue(), 1000.0, "the observer saw the requests")
 		}
 	}
+}
+
+// TestLabelsComeFromConfiguration sends requests that pick tiers by a header
+// a client controls, are skipped, or have no key: the policy label only ever
+// names a configured tier, and no request data reaches a label.
+func TestLabelsComeFromConfiguration(t *testing.T) {
+	st, err := memory.New()
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	lim, err := core.NewLimiter(st, core.FixedWindow, core.PerMinute(100), core.WithClock(core.NewManualClock(epoch)))
+	require.NoError(t, err)
+	paid, err := lim.Tier("paid", core.PerMinute(1000))
+	require.NoError(t, err)
+	reg := prometheus.NewRegistry()
+	obs, err := prommetrics.New(reg)
+	require.NoError(t, err)
+	plan, err := keyfuncs.Header("X-Plan")
+	require.NoError(t, err)
+	mw, err := stdhttp.New(lim, httplimit.WithObserver(obs),
+		httplimit.WithTiers(plan, paid),
+		httplimit.WithLogger(slog.New(slog.DiscardHandler)),
+		httplimit.WithSkip(func(r keyfuncs.Request) bool { return r.Path() == "/healthz" }))
+	require.NoError(t, err)
+	h := mw(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+
+	send := func(path, remote, plan string) {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.RemoteAddr = remote
+		req.Header.Set("X-Plan", plan)
+		h.ServeHTTP(httptest.NewRecorder(), req)
+	}
+	send("/", "192.0.2.1:1", "paid")
+	send("/", "192.0.2.2:1", "paid")
+	for i := range 20 {
+		send("/", "192.0.2.3:1", fmt.Sprint("plan-", i)) // unknown plans: the default tier
+	}
+	send("/healthz", "192.0.2.4:1", "paid")
+	send("/", "not-an-address", "paid")
+
+	got := map[string]float64{}
+	for _, m := range family(t, reg, "ratewarden_decisions_total").GetMetric() {
+		l := labels(m)
+		if v := m.GetCounter().GetValue(); v != 0 {
+			got[l["policy"]+" "+l["outcome"]] = v
+		}
+		assert.Contains(t, []string{"default", "paid"}, l["policy"])
+	}
+	assert.Equal(t, map[string]float64{"paid allowed": 2, "default allowed": 20, "default skipped": 1, "default key_error": 1}, got)
 }
