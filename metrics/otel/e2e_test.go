@@ -2,6 +2,8 @@ package otelmetrics_test
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
+	"github.com/ratewarden/ratewarden/keyfuncs"
 	otelmetrics "github.com/ratewarden/ratewarden/metrics/otel"
 	"github.com/ratewarden/ratewarden/stdhttp"
 	"github.com/ratewarden/ratewarden/store/memory"
@@ -103,4 +106,50 @@ func TestObserverAddsNoAllocationPerRequest(t *testing.T) {
 	with := allocs(httplimit.WithObserver(obs))
 	assert.Equal(t, without, with, "allocations per request without and with the observer")
 	assert.GreaterOrEqual(t, sums(t, collect(t, reader, "ratewarden.decisions"))[key("default", "allowed")], int64(1000))
+}
+
+// TestAttributesComeFromConfiguration sends requests that pick tiers by a
+// header a client controls, under a dry run, skipped, or with no key: the
+// policy attribute only ever names a configured tier.
+func TestAttributesComeFromConfiguration(t *testing.T) {
+	st, err := memory.New()
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	lim, err := core.NewLimiter(st, core.FixedWindow, core.PerMinute(1), core.WithClock(core.NewManualClock(epoch)))
+	require.NoError(t, err)
+	paid, err := lim.Tier("paid", core.PerMinute(1000))
+	require.NoError(t, err)
+	plan, err := keyfuncs.Header("X-Plan")
+	require.NoError(t, err)
+	obs, reader := newObserver(t)
+	mw, err := stdhttp.New(lim, httplimit.WithObserver(obs), httplimit.WithDryRun(),
+		httplimit.WithTiers(plan, paid),
+		httplimit.WithSkip(func(r keyfuncs.Request) bool { return r.Path() == "/healthz" }),
+		httplimit.WithLogger(slog.New(slog.DiscardHandler)))
+	require.NoError(t, err)
+	h := mw(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+
+	send := func(path, remote, plan string) int {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.RemoteAddr = remote
+		req.Header.Set("X-Plan", plan)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	assert.Equal(t, http.StatusOK, send("/", "192.0.2.1:1", "paid"))
+	for i := range 5 {
+		// unknown plans get the default tier, 1 a minute: a dry run lets the rest pass
+		assert.Equal(t, http.StatusOK, send("/", "192.0.2.3:1", fmt.Sprint("plan-", i)))
+	}
+	send("/healthz", "192.0.2.4:1", "paid")
+	send("/", "not-an-address", "paid")
+
+	assert.Equal(t, map[string]int64{
+		key("paid", "allowed"):           1,
+		key("default", "allowed"):        1,
+		key("default", "dry_run_denied"): 4,
+		key("default", "skipped"):        1,
+		key("default", "key_error"):      1,
+	}, sums(t, collect(t, reader, "ratewarden.decisions")))
 }
