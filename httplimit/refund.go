@@ -2,6 +2,7 @@ package httplimit
 
 import (
 	"context"
+	"time"
 
 	"github.com/ratewarden/ratewarden/core"
 )
@@ -83,9 +84,13 @@ func (p *Policy) refundNow(ctx context.Context, o *outcome, sp spend) {
 		ctx, cancel = context.WithTimeout(ctx, t.timeout)
 		defer cancel()
 	}
+	var began time.Time
+	if p.observer != nil {
+		began = time.Now()
+	}
 	d, err := t.lim.Refund(ctx, sp.key, sp.cost, o.decision)
 	if p.observer != nil {
-		e := Event{Outcome: OutcomeRefunded, Policy: t.name, Decision: d, Err: err}
+		e := Event{Outcome: OutcomeRefunded, Policy: t.name, Decision: d, StoreLatency: time.Since(began), Err: err}
 		if err != nil {
 			e.Decision = core.Decision{}
 		}
