@@ -4,8 +4,14 @@
 // hands its request over as a Request, so a request gets the same key in every
 // framework.
 //
-//   - IP: the client address, with trusted proxies and IPv6 grouping.
+//   - IP: the client address, with trusted proxies (a unix socket
+//     included) and IPv6 grouping.
+//   - FrameworkIP: the client address as Gin, Echo or Fiber resolved it
+//     from their own proxy settings.
 //   - Header: an API key or any other header, length-bounded.
+//   - ContextValue: the user or tenant that authentication middleware
+//     stored in the request's context (Gin's and Echo's c.Set and Fiber's
+//     c.Locals included).
 //   - the verified subject of a bearer JSON Web Token: package keyfuncs/jwt,
 //     apart so that only apps that key by JWT link golang-jwt.
 //   - Compose, Route, Method, Static: keys per user and route, per method, or
@@ -42,6 +48,22 @@
 // default order is X-Forwarded-For (which nearly every proxy appends), then
 // Forwarded, then X-Real-IP.
 //
+// # Unix sockets
+//
+// Behind a reverse proxy that connects over a unix socket (nginx's
+// "proxy_pass http://unix:/run/app.sock:"), the peer has no IP address: servers
+// report it as "@". IP then returns an error wrapping ErrPeerNotIP, which the
+// HTTP policy answers as a server configuration error, not as the client's
+// fault. WithTrustedProxies(TrustUnixSocket) ("unix") trusts such a peer, so
+// that the client is read from the forwarding headers the proxy sets.
+//
+// # The request behind the view
+//
+// Request.Context is the request's context, in which ContextValue finds what
+// authentication middleware stored; each adapter's Native function returns
+// its framework's own request (*http.Request, *gin.Context, echo.Context,
+// *fiber.Ctx) for key functions that need more.
+//
 // # IPv6 grouping
 //
 // An IPv4 address is usually one subscriber (or many, behind a NAT). An IPv6
@@ -57,7 +79,7 @@
 // # Bounded keys
 //
 // Keys end up in a store, possibly Redis, so a client must not be able to
-// make them huge: header values, routes and claims longer than
+// make them huge: header values, context values, routes and claims longer than
 // DefaultMaxValueLength bytes are replaced by their SHA-256 hash, and bearer
 // tokens longer than DefaultMaxTokenLength are refused before decoding.
 package keyfuncs
