@@ -19,20 +19,23 @@ func validIPKey(k string) bool {
 	return err == nil && p.Masked() == p && p.String() == k && !p.Addr().Is4In6()
 }
 
+// fuzzIPSeeds are FuzzIP's seeds: peer, X-Forwarded-For, Forwarded and
+// X-Real-IP.
+var fuzzIPSeeds = [][4]string{
+	{"10.0.0.1:1", "198.51.100.1, 10.0.0.2", "", ""},
+	{"10.0.0.1:1", "", `for="[2001:db8::1]:80";proto=https, for=10.0.0.3`, ""},
+	{"10.0.0.1:1", "", "", "198.51.100.3"},
+	{"[::ffff:10.0.0.1]:1", "::ffff:1.2.3.4", "for=_hidden, for=unknown", "junk"},
+	{"[fe80::1%eth0]:80", "[fe80::2%25eth1]:5", `for="\"`, ","},
+	{"198.51.100.1:2", "1.2.3.4", "for=1.2.3.4", "1.2.3.4"},
+	{"", ",,", ";;,", ""},
+	{"2001:db8::1", "[::1]:99999", `For="[::1]";for=1.1.1.1`, "[1.2.3.4]"},
+	{"@", "198.51.100.1, 10.0.0.2", "", ""},
+	{"/run/app.sock", "", "for=unknown", "198.51.100.3"},
+}
+
 func FuzzIP(f *testing.F) {
-	seeds := [][4]string{
-		{"10.0.0.1:1", "198.51.100.1, 10.0.0.2", "", ""},
-		{"10.0.0.1:1", "", `for="[2001:db8::1]:80";proto=https, for=10.0.0.3`, ""},
-		{"10.0.0.1:1", "", "", "198.51.100.3"},
-		{"[::ffff:10.0.0.1]:1", "::ffff:1.2.3.4", "for=_hidden, for=unknown", "junk"},
-		{"[fe80::1%eth0]:80", "[fe80::2%25eth1]:5", `for="\"`, ","},
-		{"198.51.100.1:2", "1.2.3.4", "for=1.2.3.4", "1.2.3.4"},
-		{"", ",,", ";;,", ""},
-		{"2001:db8::1", "[::1]:99999", `For="[::1]";for=1.1.1.1`, "[1.2.3.4]"},
-		{"@", "198.51.100.1, 10.0.0.2", "", ""},
-		{"/run/app.sock", "", "for=unknown", "198.51.100.3"},
-	}
-	for _, s := range seeds {
+	for _, s := range fuzzIPSeeds {
 		f.Add(s[0], s[1], s[2], s[3])
 	}
 	trusted, err := keyfuncs.IP(keyfuncs.WithTrustedProxies("10.0.0.0/8", "fe80::/10", "2001:db8::/48"))
