@@ -22,6 +22,19 @@
 // Redis answers NOSCRIPT (it restarted, was flushed, or a cluster node is new)
 // it sends the script once with EVAL, which also caches it.
 //
+// A refund (core.Limiter.Refund: a TakeRequest with a negative Cost) is one
+// call too: the algorithm's script gives the cost back by core's rules and
+// replies as a peek of the state it left. The call carries the admission's
+// age (TakeRequest.Now minus Admitted) rather than its instant, and the script
+// places the admission at Redis's now minus that age, so a clock skew between
+// the application and Redis never moves a refund into another window. The
+// age is measured between two calls that each took their own time to reach
+// Redis, so on Redis's clock it is off by their difference: for the sliding
+// log, whose entries sit at the exact µs Redis admitted them, the admission is
+// placed up to a tenth of the shortest period (at most a second) later, so a
+// refund still finds its entries (an entry that much newer may go in their
+// place). The spend path pays one comparison for refunds.
+//
 // # Replies
 //
 // Every script replies with an array of integers. The meter scripts (token
@@ -93,7 +106,8 @@
 // ResetAfter down but repeat the Remaining of the denial. Reset clears this
 // store's entry for the key; denials cached by other instances end at their
 // RetryAfter, so after a Reset another instance may deny a little longer than
-// Redis would, never less.
+// Redis would, never less. A refund, which frees quota, clears this store's
+// entry for the key the same way, and leaves other instances' to run out.
 //
 // # Writing a binding
 //

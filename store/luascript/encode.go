@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ratewarden/ratewarden/core"
 )
@@ -83,9 +84,30 @@ func (c *config) appendCall(dst []string, req core.TakeRequest, now int64, encs 
 		}
 	}
 	if req.Cost < 0 {
-		dst = append(dst, strconv.FormatInt(refundAge(req), 10))
+		age := refundAge(req)
+		if now < 0 && req.Algorithm == core.SlidingLog {
+			age = max(0, age-logRefundSlack(encs))
+		}
+		dst = append(dst, strconv.FormatInt(age, 10))
 	}
 	return dst
+}
+
+// logRefundSlack is how much later than its age says a sliding-log refund on
+// Redis's clock places the admission, in µs: a tenth of the shortest period,
+// at most a second. The log holds the admission's entries at the instant
+// Redis ran the spend, which the age, measured on the caller's clock between
+// two calls that each took their own time to reach Redis, misses by that
+// difference, either way; a refund that looked for them a few µs too early
+// would find none. The price of the slack is that an entry up to that much
+// newer than the admission's may go in its place, so one slot comes free up
+// to that much early.
+func logRefundSlack(encs []*encodedLimit) int64 {
+	slack := int64(time.Second / time.Microsecond)
+	for _, e := range encs {
+		slack = min(slack, e.fig.period/10)
+	}
+	return slack
 }
 
 // refundAge is how long before req.Now the refunded cost was admitted, in

@@ -74,6 +74,7 @@ func TestSingle(t *testing.T) {
 	t.Run("CacheMatchesRedis", func(t *testing.T) { redistest.CacheMatchesRedis(t, stores) })
 	t.Run("CacheFlood", func(t *testing.T) { redistest.CacheFlood(t, stores, scriptCalls) })
 	t.Run("Reset", func(t *testing.T) { redistest.Reset(t, stores, scriptCalls) })
+	t.Run("RefundOnServerTime", func(t *testing.T) { redistest.RefundOnServerTime(t, stores, scriptCalls) })
 	t.Run("LostReplyNotReplayed", func(t *testing.T) { testLostReply(t, srv.Addr()) })
 	t.Run("Backend", func(t *testing.T) { redistest.Backend(t, backend{client}) })
 }

@@ -285,5 +285,6 @@ func TestBindingChecks(t *testing.T) {
 	t.Run("CacheMatchesRedis", func(t *testing.T) { redistest.CacheMatchesRedis(t, stores) })
 	t.Run("CacheFlood", func(t *testing.T) { redistest.CacheFlood(t, stores, scriptCalls) })
 	t.Run("Reset", func(t *testing.T) { redistest.Reset(t, stores, scriptCalls) })
+	t.Run("RefundOnServerTime", func(t *testing.T) { redistest.RefundOnServerTime(t, stores, scriptCalls) })
 	t.Run("Backend", func(t *testing.T) { redistest.Backend(t, backend{client}) })
 }

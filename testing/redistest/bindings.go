@@ -26,8 +26,9 @@ import (
 // started, with a key prefix no other test uses and opts applied after it.
 type NewStore func(t testing.TB, opts ...luascript.Option) core.Store
 
-// CacheMatchesRedis runs, for every algorithm, 400 requests over two keys
-// through a store with its local cache of denials on, and requires each
+// CacheMatchesRedis runs, for every algorithm, 400 requests (spends and a few
+// refunds) over two keys through a store with its local cache of denials on,
+// and requires each
 // decision to equal the reference store's (but for Remaining, which a cached
 // denial repeats): the cache may only answer what Redis would.
 func CacheMatchesRedis(t *testing.T, newStore NewStore) {
@@ -44,6 +45,9 @@ func CacheMatchesRedis(t *testing.T, newStore NewStore) {
 			for i := range 400 {
 				now = now.Add(time.Duration((i*7919)%97) * time.Millisecond / 4)
 				req := core.TakeRequest{Key: []string{"x", "y"}[i%2], Algorithm: alg, Limits: limits, Cost: int64(1 + i%3/2), Now: now}
+				if i%11 == 5 { // a refund, which must clear the cached denial
+					req.Cost, req.Admitted = -1, now.Add(-time.Duration(i%4)*100*time.Millisecond)
+				}
 				want, err := ref.Take(context.Background(), req)
 				require.NoError(t, err)
 				got, err := cached.Take(context.Background(), req)
