@@ -237,7 +237,7 @@ func b2i(b bool) int {
 // a peer that is not an IP (a configuration error, logged), or passes it in
 // a dry run.
 func (p *Policy) keyError(r keyfuncs.Request, err error) *outcome {
-	if !errors.Is(err, keyfuncs.ErrKey) {
+	if (p.observer != nil || p.keyResp != nil) && !errors.Is(err, keyfuncs.ErrKey) {
 		err = fmt.Errorf("%w: %w", keyfuncs.ErrKey, err)
 	}
 	peer := errors.Is(err, keyfuncs.ErrPeerNotIP)
