@@ -213,4 +213,10 @@ func checkInvalidConstruction(t *testing.T, a Adapter) {
 	assert.ErrorIs(t, err, core.ErrInvalidOption)
 	_, err = a.New(t, lim, Body, nil)
 	assert.ErrorIs(t, err, core.ErrInvalidOption)
+	for _, bad := range []httplimit.Option{
+		httplimit.WithObserver(nil), httplimit.WithRefund(nil), httplimit.WithTiers(nil), httplimit.WithDeniedHandler(nil), httplimit.WithLogger(nil),
+	} {
+		_, err = a.New(t, lim, Body, bad)
+		assert.ErrorIs(t, err, core.ErrInvalidOption)
+	}
 }
