@@ -182,4 +182,17 @@ func TestDefaultPathAllocatesNothing(t *testing.T) {
 	p, _ = newPolicy(t, &localMapStore{}, core.GCRA, core.PerSecond(1_000_000), nil, WithObserver(rec))
 	allocs = testing.AllocsPerRun(200, func() { p.Handle(context.Background(), r, w) })
 	assert.Zero(t, allocs, "an observer that allocates nothing costs no allocation")
+
+	lim, err := core.NewLimiter(&localMapStore{}, core.GCRA, core.PerSecond(1_000_000))
+	require.NoError(t, err)
+	paid, err := lim.Tier("paid", core.PerSecond(900_000))
+	require.NoError(t, err)
+	plan, err := keyfuncs.Header("X-Plan")
+	require.NoError(t, err)
+	p, err = New(lim, WithKey(peerKey), WithTiers(plan, paid))
+	require.NoError(t, err)
+	r = fakereq.New("192.0.2.1:1", "X-Plan", "paid")
+	allocs = testing.AllocsPerRun(200, func() { p.Handle(context.Background(), r, w) })
+	assert.Zero(t, allocs, "picking a tier costs no allocation")
+	assert.Equal(t, `"paid";q=900000;w=1`, w.headers[HeaderRateLimitPolicy])
 }
