@@ -13,6 +13,16 @@
 //	-trusted-proxies CIDR list of proxies whose forwarding headers are believed (-key ip)
 //	-store           memory, redis://host:port/db or redis-cluster://host:port,host:port
 //	-fail            open or closed: what happens when the store fails
+//	-dry-run         decide and report every request, deny none; the headers tell the truth
+//	-metrics         serve the Prometheus metrics on GET /metrics, never limited
+//	-tier-claim      with -key jwt: the token claim that picks one of the -tier flags
+//	-tier            NAME=LIMIT, repeated; the first is the default (and replaces -limit)
+//	-count-only-failures  a response with a status below 400 gives its cost back
+//
+// Every server answers GET / (200), POST /login (200 for the form field
+// password=letmein, 401 otherwise: the failures -count-only-failures counts),
+// GET /healthz (never limited) and, under -metrics, GET /metrics (never
+// limited), each through its framework's own router.
 //
 // Every value is checked before the server starts; a bad one is a one-line
 // message on stderr and exit status 2.

@@ -41,6 +41,17 @@ type Config struct {
 	RedisAddrs     []string // host:port, one for Redis, one or more for a cluster
 	RedisDB        int
 	FailClosed     bool
+	// DryRun decides and reports every request but denies none (-dry-run).
+	DryRun bool
+	// Metrics serves the Prometheus metrics on MetricsPath (-metrics).
+	Metrics bool
+	// TierClaim is the JWT claim that picks one of Tiers (-tier-claim); the
+	// first tier is the default, and Limit is its limit.
+	TierClaim string
+	Tiers     []Tier
+	// CountOnlyFailures gives back the cost of every response with a status
+	// below 400 (-count-only-failures).
+	CountOnlyFailures bool
 }
 
 // KeyFunc returns the key function -key (and -trusted-proxies, -jwt-secret)
@@ -58,11 +69,10 @@ func (c *Config) KeyFunc() (keyfuncs.Func, error) {
 	}
 }
 
-// HealthPath is the path every example server answers without limiting.
-const HealthPath = "/healthz"
-
-// HTTPOptions returns the policy options the flags describe: the key function,
-// fail open or closed, and no limit on HealthPath.
+// HTTPOptions returns the policy options the flags describe: the key
+// function, fail open or closed, dry run, count only failures, and no limit on
+// HealthPath (nor on MetricsPath under -metrics). Build adds the tiers and the
+// metrics observer, which need the limiter and the store.
 func (c *Config) HTTPOptions() ([]httplimit.Option, error) {
 	kf, err := c.KeyFunc()
 	if err != nil {
@@ -70,7 +80,7 @@ func (c *Config) HTTPOptions() ([]httplimit.Option, error) {
 	}
 	opts := []httplimit.Option{
 		httplimit.WithKey(kf),
-		httplimit.WithSkip(func(r keyfuncs.Request) bool { return r.Path() == HealthPath }),
+		httplimit.WithSkip(func(r keyfuncs.Request) bool { return c.skipped(r.Path()) }),
 		httplimit.WithObserver(httplimit.ObserverFunc(func(e httplimit.Event) {
 			if e.Err != nil && e.Outcome != httplimit.OutcomeKeyError {
 				fmt.Fprintf(os.Stderr, "rate limiter error (failing %s): %v\n", c.failMode(), e.Err)
@@ -79,6 +89,12 @@ func (c *Config) HTTPOptions() ([]httplimit.Option, error) {
 	}
 	if c.FailClosed {
 		opts = append(opts, httplimit.WithFailClosed())
+	}
+	if c.DryRun {
+		opts = append(opts, httplimit.WithDryRun())
+	}
+	if c.CountOnlyFailures {
+		opts = append(opts, httplimit.WithRefund(func(status int) bool { return status < 400 }))
 	}
 	return opts, nil
 }
@@ -96,8 +112,12 @@ type Setup struct {
 	Name    string
 	Config  *Config
 	Limiter *core.Limiter
-	// Options are for the adapter's New: key function, skip, fail mode.
+	// Options are for the adapter's New: key function, skip, fail mode, and
+	// the tiers, dry run, refunds and metrics observer the flags ask for.
 	Options []httplimit.Option
+	// Metrics serves the Prometheus metrics, for MetricsPath; nil without
+	// -metrics.
+	Metrics http.Handler
 	closers []io.Closer
 }
 
@@ -117,9 +137,29 @@ func (s *Setup) Listen(w io.Writer) (net.Listener, error) {
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(w, "%s with %s on %s, key %s, failing %s; listening on http://%s\n",
-		s.Limiter.Algorithm(), s.Limiter.Limits()[0], s.Config.storeName(), s.Config.Key, s.Config.failMode(), ln.Addr())
+	fmt.Fprintf(w, "%s; listening on http://%s\n", s.Config, ln.Addr())
 	return ln, nil
+}
+
+// String describes the configuration for the start line: "gcra with 10/s on
+// memory, key ip, failing open", and then dry run, metrics and count only
+// failures when they are on.
+func (c *Config) String() string {
+	limits := c.Limit.String()
+	if len(c.Tiers) > 0 {
+		limits = "tiers " + c.tiersString()
+	}
+	parts := []string{fmt.Sprintf("%s with %s on %s", c.Algorithm, limits, c.storeName()), "key " + c.Key, "failing " + c.failMode()}
+	if c.DryRun {
+		parts = append(parts, "dry run (nothing denied)")
+	}
+	if c.Metrics {
+		parts = append(parts, "metrics on "+MetricsPath)
+	}
+	if c.CountOnlyFailures {
+		parts = append(parts, "counting only failures (status 400 and up)")
+	}
+	return strings.Join(parts, ", ")
 }
 
 func (c *Config) storeName() string {
@@ -132,22 +172,48 @@ func (c *Config) storeName() string {
 	return "memory"
 }
 
-// Build makes the store, the limiter and the HTTP options from c.
+// Build makes the store, the limiter (with its tiers) and the HTTP options
+// from c, and the metrics handler under -metrics.
 func (c *Config) Build() (*Setup, error) {
 	st, closer, err := c.newStore()
 	if err != nil {
 		return nil, err
 	}
 	s := &Setup{Config: c, closers: []io.Closer{closer}}
-	if s.Limiter, err = core.NewLimiter(st, c.Algorithm, c.Limit); err != nil {
-		_ = s.Close()
-		return nil, err
-	}
-	if s.Options, err = c.HTTPOptions(); err != nil {
+	if err := s.build(st); err != nil {
 		_ = s.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// build makes the limiter, the options and the metrics on st.
+func (s *Setup) build(st core.Store) error {
+	c := s.Config
+	lim, tiers, err := c.newLimiter(st)
+	if err != nil {
+		return err
+	}
+	s.Limiter = lim
+	if s.Options, err = c.HTTPOptions(); err != nil {
+		return err
+	}
+	if len(tiers) > 0 {
+		pick, err := c.TierPick()
+		if err != nil {
+			return err
+		}
+		s.Options = append(s.Options, httplimit.WithTiers(pick, tiers...))
+	}
+	if c.Metrics {
+		obs, h, err := newMetrics(st)
+		if err != nil {
+			return err
+		}
+		s.Options = append(s.Options, httplimit.WithObserver(obs))
+		s.Metrics = h
+	}
+	return nil
 }
 
 // Load parses args and builds the setup. It returns the exit status to use

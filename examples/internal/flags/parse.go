@@ -26,7 +26,11 @@ func usageErr(format string, args ...any) error {
 func Parse(name string, args []string, stderr io.Writer) (*Config, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var r rawFlags
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), usageText, name)
+		fs.PrintDefaults()
+	}
+	r := rawFlags{set: map[string]bool{}}
 	r.define(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -37,13 +41,33 @@ func Parse(name string, args []string, stderr io.Writer) (*Config, error) {
 	if fs.NArg() > 0 {
 		return nil, usageErr("unexpected argument %q", fs.Arg(0))
 	}
+	fs.Visit(func(f *flag.Flag) { r.set[f.Name] = true })
 	return r.config()
 }
+
+// usageText heads -h, before the flags: the routes every example server
+// answers.
+const usageText = `usage: %s [flags]
+
+A server behind ratewarden's middleware. Its routes:
+  GET  /         200 "ok"
+  POST /login    200 for the form field password=` + DemoPassword + `, 401 for any other
+                 (the failures -count-only-failures counts)
+  GET  /healthz  200, never limited
+  GET  /metrics  the Prometheus metrics, with -metrics; never limited
+
+Flags:
+`
 
 // rawFlags is the flags as given, before they are checked.
 type rawFlags struct {
 	addr, limit, alg, key, secret, proxies, store, fail string
 	burst                                               int64
+	dryRun, metrics, countOnlyFailures                  bool
+	tierClaim                                           string
+	tiers                                               []string
+	// set holds the names of the flags given on the command line.
+	set map[string]bool
 }
 
 // define declares the flags on fs, with their defaults and help, to be read
@@ -58,6 +82,14 @@ func (r *rawFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&r.proxies, "trusted-proxies", "", "comma-separated CIDRs of proxies whose X-Forwarded-For is believed (-key ip)")
 	fs.StringVar(&r.store, "store", "memory", "memory, redis://host:port/db or redis-cluster://host:port,host:port")
 	fs.StringVar(&r.fail, "fail", "open", "when the store fails: open (let requests through) or closed (503)")
+	fs.BoolVar(&r.dryRun, "dry-run", false, "decide, count and report every request, but deny none: every request goes on,\nwith rate-limit headers that tell the truth (RateLimit r=0 past the limit)")
+	fs.BoolVar(&r.metrics, "metrics", false, "serve the Prometheus metrics on GET "+MetricsPath+" (never limited)")
+	fs.StringVar(&r.tierClaim, "tier-claim", "", "with -key jwt: the `CLAIM` of the token that names its tier among the -tier flags;\na token without it, or naming no tier, gets the first")
+	fs.Func("tier", "a tier for -tier-claim, `NAME=LIMIT`, repeated, e.g. -tier free=10/m -tier paid=100/m;\nthe first is the default and replaces -limit; RateLimit-Policy names the tier", func(s string) error {
+		r.tiers = append(r.tiers, s)
+		return nil
+	})
+	fs.BoolVar(&r.countOnlyFailures, "count-only-failures", false, "count only failures: a response with a status below 400 gives its cost back\n(try POST "+LoginPath+" with a wrong password)")
 }
 
 // config checks every flag in r, in the order they are documented, and
@@ -79,10 +111,19 @@ func (r *rawFlags) config() (*Config, error) {
 	if err := c.parseFail(r.fail); err != nil {
 		return nil, err
 	}
-	// Build the key function once here, so that its own checks (header name,
-	// CIDRs, secret length) are reported as bad flags too.
+	if err := c.parseTiers(r.tierClaim, r.tiers, r.set); err != nil {
+		return nil, err
+	}
+	c.DryRun, c.Metrics, c.CountOnlyFailures = r.dryRun, r.metrics, r.countOnlyFailures
+	// Build the key functions once here, so that their own checks (header
+	// name, CIDRs, secret length, claim name) are reported as bad flags too.
 	if _, err := c.KeyFunc(); err != nil {
 		return nil, usageErr("-key %s: %v", r.key, err)
+	}
+	if c.TierClaim != "" {
+		if _, err := c.TierPick(); err != nil {
+			return nil, usageErr("-tier-claim %q: %v", c.TierClaim, err)
+		}
 	}
 	return c, nil
 }
