@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -137,7 +138,11 @@ func TestAdvanceWordRefundsAsDecide(t *testing.T) {
 			l := limits[i%len(limits)]
 			tau := l.EmissionInterval().Microseconds() * l.EffectiveBurst()
 			st := core.State{T: now - tau + rng.Int64N(3*tau)}
-			req := core.TakeRequest{Algorithm: alg, Limits: []core.Limit{l}, Cost: -1 - rng.Int64N(8), Now: time.UnixMicro(now)}
+			req := core.TakeRequest{Algorithm: alg, Limits: []core.Limit{l}}
+			if i%2 == 0 { // built by a Limiter, with its figures
+				req = prepared(t, alg, l)
+			}
+			req.Cost, req.Now = -1-rng.Int64N(8), time.UnixMicro(now)
 			if rng.IntN(4) > 0 {
 				req.Admitted = time.UnixMicro(now - rng.Int64N(2*tau))
 			}
@@ -192,4 +197,22 @@ func TestRefundBadRequests(t *testing.T) {
 		_, err := core.GCRA.ApplyAll([]core.State{{}}, good.Limits, -1, now)
 		assert.ErrorIs(t, err, core.ErrInvalidCost)
 	})
+}
+
+// Spending allocates nothing on the memory store, as before refunds came,
+// and neither does a refund.
+func TestSpendAndRefundAllocateNothing(t *testing.T) {
+	for _, alg := range []core.Algorithm{core.GCRA, core.SlidingWindow} {
+		t.Run(alg.String(), func(t *testing.T) {
+			clk := core.NewManualClock(time.UnixMicro(hms(5, 0, 0)))
+			lim, err := core.NewLimiter(newMemStore(t), alg, core.PerSecond(1_000_000), core.WithClock(clk))
+			require.NoError(t, err)
+			ctx := context.Background()
+			d, err := lim.Allow(ctx, "hot")
+			require.NoError(t, err)
+			require.True(t, d.Allowed)
+			assert.Zero(t, testing.AllocsPerRun(100, func() { d, _ = lim.Allow(ctx, "hot") }), "spend")
+			assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = lim.Refund(ctx, "hot", 1, d) }), "refund")
+		})
+	}
 }

@@ -1,8 +1,10 @@
 // Package storetest is the conformance suite every ratewarden store runs
 // against itself: scripted sequences of (time, key, cost) for every algorithm,
-// compared decision by decision with the pure-Go reference (core's
-// Algorithm.ApplyAll), and concurrency cases in which many goroutines hammer
-// one key and exactly the limit must be admitted.
+// refunds included, compared decision by decision with the pure-Go reference
+// (core's TakeRequest.Decide); concurrency cases in which many goroutines
+// hammer one key and exactly the limit must be admitted; and a core.Limiter
+// over the store, for Peek, Reset, tiers that count a key apart, and refunds
+// (clamped, after the window moved on, racing with spends).
 //
 // A store's test calls Run with a constructor:
 //
