@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -100,7 +101,8 @@ func (l *Limiter) setLimits(limits []Limit, first string, nameOf func(Limit) str
 		if limits[i].Name == "" {
 			limits[i].Name = first
 			if i > 0 {
-				limits[i].Name = nameOf(limits[i])
+				// Names go into headers: "500us", not Duration's "500µs".
+				limits[i].Name = strings.ReplaceAll(nameOf(limits[i]), "µ", "u")
 			}
 		}
 	}

@@ -34,6 +34,7 @@ func TestTierNames(t *testing.T) {
 		{"one unnamed", []core.Limit{core.PerMinute(10)}, []string{"free"}},
 		{"two unnamed", []core.Limit{core.PerMinute(10), core.PerHour(100)}, []string{"free", "free 100/h"}},
 		{"named kept", []core.Limit{core.PerMinute(10).Named("minute"), core.PerHour(100).Named("hour")}, []string{"minute", "hour"}},
+		{"header-safe derived name", []core.Limit{core.PerMinute(10), core.Every(1, 500*time.Microsecond)}, []string{"free", "free 1/500us"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
