@@ -3,7 +3,8 @@ package core
 import "time"
 
 // Decision is a store's answer to one request. Being limited is a decision, not
-// an error.
+// an error. One a Limiter returns also remembers when it was decided and what
+// it spent, for Limiter.Refund, so it is == only to Decisions of that call.
 type Decision struct {
 	// Allowed reports whether the request was admitted (and its cost spent).
 	Allowed bool
