@@ -32,17 +32,22 @@ func (r *TakeRequest) refund(d *Decision, states []State, now int64) error {
 	if len(states) != len(r.Limits) || len(r.Limits) == 0 {
 		return fmt.Errorf("%w: %d states for %d limits", ErrInvalidLimit, len(states), len(r.Limits))
 	}
+	// Every limit is checked before any state changes.
 	var bufs [maxLimits]params
+	ps := bufs[:0]
+	if len(r.Limits) > maxLimits {
+		ps = make([]params, 0, len(r.Limits))
+	}
 	for i := range r.Limits {
-		buf := &bufs[0]
-		if i < maxLimits {
-			buf = &bufs[i]
-		}
-		p, err := check(r.Algorithm, &r.Limits[i], 0, now, buf)
-		if err != nil {
+		var p params
+		if _, err := check(r.Algorithm, &r.Limits[i], 0, now, &p); err != nil {
 			return err
 		}
-		r.Algorithm.refund(&states[i], p, r.refunded(), r.admittedAt(now), now)
+		ps = append(ps, p)
+	}
+	n, adm := r.refunded(), r.admittedAt(now)
+	for i := range ps {
+		r.Algorithm.refund(&states[i], &ps[i], n, adm, now)
 	}
 	var err error
 	*d, err = r.Algorithm.ApplyAll(states, r.Limits, 0, now)

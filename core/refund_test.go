@@ -185,6 +185,14 @@ func TestRefundBadRequests(t *testing.T) {
 			assert.Equal(t, int64(12345), req.AdvanceWord(12345, c.now), "a bad refund leaves the word alone")
 		})
 	}
+	t.Run("a bad second limit changes no state", func(t *testing.T) {
+		req := good
+		req.Limits = []core.Limit{core.PerSecond(2), {Rate: 1}}
+		states := []core.State{{T: now - now%1_000_000, N: 2}, {}}
+		var d core.Decision
+		require.ErrorIs(t, req.Decide(&d, states, now), core.ErrInvalidLimit)
+		assert.Equal(t, int64(2), states[0].N)
+	})
 	t.Run("most negative cost", func(t *testing.T) {
 		req := good
 		req.Cost = math.MinInt64
