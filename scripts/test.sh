@@ -7,8 +7,9 @@
 #
 # Steps: formatting, go vet, staticcheck and `go test -race -shuffle=on` on
 # every module of go.work (the Redis tests start their own redis-server
-# processes); the example servers built, started once and probed (200, then
-# 429); the demo and the simulation run once; the benchmarks run once
+# processes); the example servers built, started once per configuration and
+# probed (200 then 429, dry run, /metrics, JWT tiers, count only failures);
+# the demo and the simulation run once; the benchmarks run once
 # (-benchtime=1x) so they cannot rot; last, the install check builds a local
 # module proxy of the tree and a tiny app per adapter and Redis binding from
 # it, as a user outside the repository would. It stops at the first failure.
@@ -141,27 +142,111 @@ build_examples() {
 	ls "$STAGING/bin"
 }
 
-# probe NAME: start example NAME on a free port with a limit of 2 per minute,
-# then expect 200, 200, 429 on / and 200 on /healthz.
-probe() {
-	local name=$1 log="$STAGING/$1.log" addr="" code want i
-	"$STAGING/bin/$name" -addr 127.0.0.1:0 -limit 2/m >"$log" 2>&1 &
-	SERVER_PIDS+=("$!")
+# start_server NAME ARGS...: start example NAME on a free port with ARGS; set
+# SERVER_PID, SERVER_LOG, SERVER_DESC (for messages) and ADDR (host:port)
+# once it listens.
+start_server() {
+	local name=$1 i
+	shift
+	SERVER_DESC="$name $*"
+	SERVER_LOG="$STAGING/$name.${#SERVER_PIDS[@]}.log"
+	"$STAGING/bin/$name" -addr 127.0.0.1:0 "$@" >"$SERVER_LOG" 2>&1 &
+	SERVER_PID=$!
+	SERVER_PIDS+=("$SERVER_PID")
+	ADDR=""
 	# The servers print "listening on http://ADDR" once they accept connections.
 	for i in $(seq 1 100); do
-		addr=$(sed -n 's|.*listening on http://\([^ ]*\).*|\1|p' "$log" | head -n 1)
-		[ -n "$addr" ] && break
-		kill -0 "$!" 2>/dev/null || { cat "$log" >&2; die "$name exited before listening"; }
+		ADDR=$(sed -n 's|.*listening on http://\([^ ]*\).*|\1|p' "$SERVER_LOG" | head -n 1)
+		[ -n "$ADDR" ] && return 0
+		kill -0 "$SERVER_PID" 2>/dev/null || { cat "$SERVER_LOG" >&2; die "$name $* exited before listening"; }
 		sleep 0.1
 	done
-	[ -n "$addr" ] || { cat "$log" >&2; die "$name did not start listening within 10 s"; }
-	for want in 200 200 429; do
-		code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://$addr/")
-		[ "$code" = "$want" ] || { cat "$log" >&2; die "$name: GET / answered $code, want $want"; }
+	cat "$SERVER_LOG" >&2
+	die "$name $* did not start listening within 10 s"
+}
+
+stop_server() {
+	kill "$SERVER_PID" 2>/dev/null || true
+	wait "$SERVER_PID" 2>/dev/null || true
+}
+
+# expect WANT PATH CURL_ARGS...: one request to the server started last; its
+# status must be WANT. Its headers (without CRs) are left in $STAGING/headers
+# and its body in $STAGING/body.
+expect() {
+	local want=$1 path=$2 code
+	shift 2
+	code=$(curl -s -D "$STAGING/headers.raw" -o "$STAGING/body" -w '%{http_code}' --max-time 5 "$@" "http://$ADDR$path")
+	tr -d '\r' <"$STAGING/headers.raw" >"$STAGING/headers"
+	[ "$code" = "$want" ] || { cat "$SERVER_LOG" >&2; die "$SERVER_DESC: $path${*:+ (curl $*)} answered $code, want $want"; }
+}
+
+# expect_in FILE REGEX: the last response's headers or body (FILE) hold a
+# line matching REGEX (extended, case-insensitive).
+expect_in() {
+	grep -qiE "$2" "$STAGING/$1" || { cat "$STAGING/$1" >&2; die "$SERVER_DESC: no $1 line matching $2"; }
+}
+
+# probe NAME: start example NAME once per configuration of its flags, each
+# with a limit of 2 per minute unless tiers give it:
+#   plain:               GET / 200, 200, 429; GET /healthz 200
+#   -dry-run:            GET / 200, 200, 200, the third with RateLimit r=0
+#   -metrics:            GET / 200, 200, 429; GET /metrics 200 (never limited)
+#                        with ratewarden_decisions_total
+#   -tier-claim -tier:   free=1/m (and tokens without the claim) 200, 429;
+#                        paid=3/m 200, 200, 200, 429; RateLimit-Policy names
+#                        the tier; no token 401
+#   -count-only-failures: GET / 200 five times (refunded); POST /login with a
+#                        wrong password 401, 401, 429; then the right one 429
+probe() {
+	local name=$1 i want
+	start_server "$name" -limit 2/m
+	for want in 200 200 429; do expect "$want" /; done
+	expect 200 /healthz
+	stop_server
+
+	start_server "$name" -limit 2/m -dry-run
+	for i in 1 2 3; do expect 200 /; done
+	expect_in headers '^ratelimit: "default";r=0;t=[0-9]+$'
+	expect_in headers '^x-ratelimit-remaining: 0$'
+	stop_server
+
+	start_server "$name" -limit 2/m -metrics
+	for want in 200 200 429; do expect "$want" /; done
+	for i in 1 2 3; do expect 200 /metrics; done
+	expect_in body '^ratewarden_decisions_total\{outcome="denied",policy="default"\} 1$'
+	expect_in body '^ratewarden_memory_store_keys 1$'
+	stop_server
+
+	probe_tiers "$name"
+
+	start_server "$name" -limit 2/m -count-only-failures
+	for i in 1 2 3 4 5; do expect 200 /; done
+	for want in 401 401 429; do expect "$want" /login -d password=wrong; done
+	expect 429 /login -d password=letmein
+	stop_server
+	echo "    $name: plain, -dry-run, -metrics, -tier-claim/-tier and -count-only-failures answered as they should"
+}
+
+# probe_tiers NAME: example NAME with -key jwt and tiers free=1/m, paid=3/m
+# picked by the claim "plan", driven with tokens from examples/internal/mintjwt.
+probe_tiers() {
+	local name=$1 secret=0123456789abcdef0123456789abcdef free paid none gold token want
+	free=$("$STAGING/bin/mintjwt" -secret "$secret" -sub alice -claim plan=free)
+	paid=$("$STAGING/bin/mintjwt" -secret "$secret" -sub bob -claim plan=paid)
+	none=$("$STAGING/bin/mintjwt" -secret "$secret" -sub carol)
+	gold=$("$STAGING/bin/mintjwt" -secret "$secret" -sub dave -claim plan=gold)
+	start_server "$name" -key jwt -jwt-secret "$secret" -tier-claim plan -tier free=1/m -tier paid=3/m
+	for want in 200 200 200 429; do expect "$want" / -H "Authorization: Bearer $paid"; done
+	expect_in headers '^ratelimit-policy: "paid";q=3;w=60$'
+	for token in "$free" "$none" "$gold"; do
+		expect 200 / -H "Authorization: Bearer $token"
+		expect_in headers '^ratelimit-policy: "free";q=1;w=60$'
+		expect 429 / -H "Authorization: Bearer $token"
+		expect_in headers '^ratelimit: "free";r=0;'
 	done
-	code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://$addr/healthz")
-	[ "$code" = 200 ] || die "$name: GET /healthz answered $code after the limit was reached, want 200"
-	echo "    $name on $addr: GET / 200, 200, 429; GET /healthz 200"
+	expect 401 /
+	stop_server
 }
 
 # install_check: a user outside the repository installs each module at its
