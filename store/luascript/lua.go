@@ -98,12 +98,13 @@ return reply
 
 // luaWindows is the fixed and the sliding window (core/window.go); FITS is the
 // algorithm's admission test, REFUND its refund of n admitted in the window
-// starting at astart, and LIFE the lifetime of the state it writes. The state
+// starting at astart (every state is read and checked before any is
+// written), and LIFE and STATELIFE the lifetime of the state it writes. The state
 // is the string "T N P" (the window's start, its count, and for the sliding
 // window the previous window's count). math.fmod is exact, unlike Lua 5.1's %.
 const luaWindows = luaNow + `
 if cost < 0 then
-  local n, adm = -cost, now - tonumber(ARGV[4 + 2 * nk])
+  local n, adm, R = -cost, now - tonumber(ARGV[4 + 2 * nk]), {}
   for i = 1, nk do
     local period = tonumber(ARGV[3 + 2 * i])
     local v = redis.call('GET', KEYS[i])
@@ -116,9 +117,13 @@ if cost < 0 then
       local astart = adm - math.fmod(adm, period)
       local on, op = sn, sp
 REFUND
-      if sn ~= on or sp ~= op then
-        local us = STATELIFE` + luaTTL + `        redis.call('SET', KEYS[i], string.format('%d %d %d', st, sn, sp), 'PX', ms)
-      end
+      if sn ~= on or sp ~= op then R[i] = {st, sn, sp} end
+    end
+  end
+  for i = 1, nk do
+    if R[i] then
+      local period, st = tonumber(ARGV[3 + 2 * i]), R[i][1]
+      local us = STATELIFE` + luaTTL + `      redis.call('SET', KEYS[i], string.format('%d %d %d', st, R[i][2], R[i][3]), 'PX', ms)
     end
   end
   cost = 0
