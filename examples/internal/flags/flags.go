@@ -81,11 +81,7 @@ func (c *Config) HTTPOptions() ([]httplimit.Option, error) {
 	opts := []httplimit.Option{
 		httplimit.WithKey(kf),
 		httplimit.WithSkip(func(r keyfuncs.Request) bool { return c.skipped(r.Path()) }),
-		httplimit.WithObserver(httplimit.ObserverFunc(func(e httplimit.Event) {
-			if e.Err != nil && e.Outcome != httplimit.OutcomeKeyError {
-				fmt.Fprintf(os.Stderr, "rate limiter error (failing %s): %v\n", c.failMode(), e.Err)
-			}
-		})),
+		httplimit.WithObserver(newErrorLog(os.Stderr, c.failMode(), core.SystemClock{})),
 	}
 	if c.FailClosed {
 		opts = append(opts, httplimit.WithFailClosed())
