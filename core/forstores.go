@@ -4,6 +4,14 @@ package core
 // algorithms applied to a request with the figures its Limiter computed once
 // (so a store's hot path divides nothing), a hash of what must be kept
 // apart, and when a state may be dropped. Users of a Limiter need none of it.
+//
+// Refunds reach a store as requests with a negative Cost and an Admitted
+// instant. A store that decides with Decide (and AdvanceWord) handles them
+// with no code of its own, and should store nothing for a key it does not
+// hold. A store that decides in another language (the Lua scripts) applies
+// refund.go's rules, and, on its own clock, places the admission at its own
+// now minus (Now - Admitted): the caller's clock may be off the store's by
+// any amount, but the time between two calls is about the same on both.
 
 // plan is what a Limiter computes once for its algorithm and limits.
 type plan struct {
