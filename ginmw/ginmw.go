@@ -31,6 +31,18 @@ func New(lim *core.Limiter, opts ...httplimit.Option) (gin.HandlerFunc, error) {
 	return middleware(p), nil
 }
 
+// Middleware returns the middleware that runs p on every request, for an app
+// that keeps the policy to call its Reset or Peek (an operator unblocking a
+// client under every tier). New(lim, opts...) is Middleware of
+// httplimit.New(lim, opts...). It returns an error wrapping
+// core.ErrInvalidOption for a nil policy.
+func Middleware(p *httplimit.Policy) (gin.HandlerFunc, error) {
+	if p == nil {
+		return nil, fmt.Errorf("ginmw: %w: nil policy", core.ErrInvalidOption)
+	}
+	return middleware(p), nil
+}
+
 func middleware(p *httplimit.Policy) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		ctx := c.Request.Context()

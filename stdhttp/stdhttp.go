@@ -36,6 +36,18 @@ func New(lim *core.Limiter, opts ...httplimit.Option) (func(http.Handler) http.H
 	return middleware(p), nil
 }
 
+// Middleware returns the middleware that runs p on every request, for an app
+// that keeps the policy to call its Reset or Peek (an operator unblocking a
+// client under every tier). New(lim, opts...) is Middleware of
+// httplimit.New(lim, opts...). It returns an error wrapping
+// core.ErrInvalidOption for a nil policy.
+func Middleware(p *httplimit.Policy) (func(http.Handler) http.Handler, error) {
+	if p == nil {
+		return nil, fmt.Errorf("stdhttp: %w: nil policy", core.ErrInvalidOption)
+	}
+	return middleware(p), nil
+}
+
 func middleware(p *httplimit.Policy) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
