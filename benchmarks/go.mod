@@ -2,12 +2,31 @@ module github.com/ratewarden/ratewarden/benchmarks
 
 go 1.26.0
 
-require github.com/ratewarden/ratewarden v0.1.0
+require (
+	github.com/prometheus/client_golang v1.25.0
+	github.com/ratewarden/ratewarden v0.1.0
+	github.com/ratewarden/ratewarden/metrics/otel v0.1.0
+	github.com/ratewarden/ratewarden/metrics/prometheus v0.1.0
+	go.opentelemetry.io/otel/sdk/metric v1.47.0
+)
 
 require (
+	github.com/beorn7/perks v1.0.1 // indirect
+	github.com/go-logr/logr v1.4.4 // indirect
+	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/hashicorp/golang-lru v0.5.4 // indirect
+	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/philhofer/fwd v1.1.3-0.20240916144458-20a13a1f6b7c // indirect
+	github.com/prometheus/client_model v0.6.3 // indirect
+	github.com/prometheus/common v0.72.0 // indirect
+	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/tinylib/msgp v1.2.5 // indirect
+	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
+	go.opentelemetry.io/otel v1.47.0 // indirect
+	go.opentelemetry.io/otel/log v1.47.0 // indirect
+	go.opentelemetry.io/otel/metric v1.47.0 // indirect
+	go.opentelemetry.io/otel/sdk v1.47.0 // indirect
+	go.opentelemetry.io/otel/trace v1.47.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
 
@@ -34,7 +53,7 @@ require (
 	github.com/gofiber/fiber/v2 v2.52.15
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
-	github.com/klauspost/compress v1.17.9 // indirect
+	github.com/klauspost/compress v1.20.1 // indirect
 	github.com/klauspost/cpuid/v2 v2.4.0 // indirect
 	github.com/labstack/echo/v4 v4.16.0
 	github.com/labstack/gommon v0.5.0 // indirect
@@ -70,12 +89,12 @@ require (
 	go.mongodb.org/mongo-driver/v2 v2.5.0 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/arch v0.22.0 // indirect
-	golang.org/x/crypto v0.54.0 // indirect
-	golang.org/x/net v0.57.0 // indirect
+	golang.org/x/crypto v0.57.0 // indirect
+	golang.org/x/net v0.59.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
-	golang.org/x/text v0.41.0 // indirect
+	golang.org/x/text v0.42.0 // indirect
 	golang.org/x/time v0.16.0
-	google.golang.org/protobuf v1.36.10 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
 )
 
 replace github.com/ratewarden/ratewarden => ..
@@ -89,3 +108,7 @@ replace github.com/ratewarden/ratewarden/fibermw => ../fibermw
 replace github.com/ratewarden/ratewarden/store/redis => ../store/redis
 
 replace github.com/ratewarden/ratewarden/store/rueidis => ../store/rueidis
+
+replace github.com/ratewarden/ratewarden/metrics/prometheus => ../metrics/prometheus
+
+replace github.com/ratewarden/ratewarden/metrics/otel => ../metrics/otel
