@@ -139,7 +139,7 @@ func (l *Limiter) AllowN(ctx context.Context, key string, n int64) (Decision, er
 // arrival stamp): on the SystemClock it decides at arrival instead of reading
 // the clock again; on any other clock, or with a zero arrival, it reads the
 // clock.
-func (l *Limiter) AllowNAt(ctx context.Context, key string, n int64, arrival time.Time) (Decision, error) {
+func (l *Limiter) AllowNAt(ctx context.Context, key string, n int64, arrival time.Time) (d Decision, err error) {
 	if n < 0 {
 		return Decision{}, fmt.Errorf("%w: %d is negative", ErrInvalidCost, n)
 	}
@@ -152,13 +152,13 @@ func (l *Limiter) AllowNAt(ctx context.Context, key string, n int64, arrival tim
 	default:
 		now = systemAt(arrival)
 	}
-	d, err := l.store.Take(ctx, TakeRequest{
+	d, err = l.store.Take(ctx, TakeRequest{
 		Key: key, Namespace: l.ns, Algorithm: l.alg, Limits: l.limits, Cost: n, Now: now, plan: &l.plan,
 	})
 	if err == nil {
 		d.at, d.spent = Micros(now), n
 	}
-	return d, err
+	return
 }
 
 // ErrWouldExceed is returned by Wait when the request cannot be admitted

@@ -134,7 +134,12 @@ func (p *Policy) decide(ctx context.Context, r keyfuncs.Request, arrival time.Ti
 	if p.observer != nil {
 		began = time.Now()
 	}
-	d, err := t.allow(ctx, key, cost, arrival)
+	var d core.Decision
+	if t.timeout <= 0 {
+		d, err = t.lim.AllowNAt(ctx, key, cost, arrival)
+	} else {
+		d, err = t.allowWithin(ctx, key, cost, arrival)
+	}
 	var latency time.Duration
 	if p.observer != nil {
 		latency = time.Since(began)
@@ -142,7 +147,7 @@ func (p *Policy) decide(ctx context.Context, r keyfuncs.Request, arrival time.Ti
 	if err != nil {
 		return p.limiterError(r, t, err, latency), spend{}
 	}
-	o := p.newOutcome(t, d)
+	o := p.newOutcome(t, &d)
 	if d.Allowed && (p.maxDelay == 0 || d.Delay <= p.maxDelay) {
 		return p.admit(o, r, cost, latency), spend{key, cost}
 	}
@@ -155,18 +160,17 @@ type spend struct {
 	cost int64
 }
 
-// allow asks t's limiter, within t's store timeout.
-func (t *tier) allow(ctx context.Context, key string, cost int64, arrival time.Time) (core.Decision, error) {
-	if t.timeout <= 0 {
-		return t.lim.AllowNAt(ctx, key, cost, arrival)
-	}
+// allowWithin asks t's limiter within t's store timeout (decide calls the
+// limiter directly when there is none: a store that decides in process).
+func (t *tier) allowWithin(ctx context.Context, key string, cost int64, arrival time.Time) (core.Decision, error) {
 	cctx, cancel := context.WithTimeout(ctx, t.timeout)
-	defer cancel()
-	return t.lim.AllowNAt(cctx, key, cost, arrival)
+	d, err := t.lim.AllowNAt(cctx, key, cost, arrival)
+	cancel()
+	return d, err
 }
 
 // newOutcome returns a pooled outcome for decision d under t.
-func (p *Policy) newOutcome(t *tier, d core.Decision) *outcome {
+func (p *Policy) newOutcome(t *tier, d *core.Decision) *outcome {
 	o, _ := p.pool.Get().(*outcome)
 	if o == nil {
 		o = &outcome{pooled: true}
@@ -175,7 +179,7 @@ func (p *Policy) newOutcome(t *tier, d core.Decision) *outcome {
 		// written before they are read (nv and n say how much is used).
 		o.nh, o.nv, o.n, o.spilled, o.response, o.parent, o.refund = 0, 0, 0, false, nil, nil, false
 	}
-	o.action, o.decided, o.decision, o.t = actionPass, true, d, t
+	o.action, o.decided, o.decision, o.t = actionPass, true, *d, t
 	return o
 }
 
