@@ -15,6 +15,14 @@ import (
 // from the admission's window while it is the current or the previous one;
 // for the sliding log, the n latest entries not after the admission that are
 // still in the window. Counts never drop below 0.
+//
+// A clock that steps back never mints quota and never locks a key out for
+// the size of the step: state further ahead of now than any real history
+// could leave it (a meter's T beyond now + Burst intervals, a window that
+// starts after the one holding now, log entries after now) reads as "empty at
+// now", and a spend or a refund writes it so, after which the key recovers at
+// its normal pace (10/s: one request 100 ms after the step). Smaller steps
+// keep the state as it is: no refill until the clock catches up.
 type Algorithm uint8
 
 // The six algorithms; the README's table says when to pick each.

@@ -93,8 +93,12 @@ func (r *TakeRequest) AdvanceWord(t, now int64) int64 {
 }
 
 // advanceWord is the meter's next state for a valid request: next when the
-// cost fits, t when it does not.
+// cost fits, t when it does not, and t rebased to an empty meter at now when
+// a clock that stepped back left it further ahead than tau (see rebase).
 func advanceWord(p *params, t, cost, now int64) int64 {
+	if t-now > p.tau {
+		t = now + p.tau
+	}
 	if cost > p.burst {
 		return t
 	}

@@ -35,6 +35,12 @@ func meter(s *State, p *params, cost, now int64, commit, queue bool) Decision {
 // Index, so the one-word fast path copies no Decision around.
 func meterInto(d *Decision, s *State, p *params, cost, now int64, commit, queue bool) {
 	tat := max(s.T, now)
+	if tat-now > p.tau { // a clock that stepped back: empty at now (see rebase)
+		tat = now + p.tau
+		if commit && cost > 0 {
+			s.T = tat
+		}
+	}
 	d.Delay = 0
 	if cost > p.burst {
 		d.Allowed, d.Exceeds = false, true

@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -52,7 +53,7 @@ func checkDecision(t *testing.T, alg core.Algorithm, before, after core.State, l
 	} else {
 		require.Positive(t, d.RetryAfter)
 		require.Zero(t, d.Delay)
-		require.Equal(t, before, after, "a denied request changes nothing")
+		requireSameView(t, alg, before, after, l, now)
 	}
 	if alg != core.LeakyBucket {
 		require.Zero(t, d.Delay)
@@ -61,8 +62,9 @@ func checkDecision(t *testing.T, alg core.Algorithm, before, after core.State, l
 	require.Equal(t, cost > capacity, d.Exceeds)
 	if !d.Allowed && !d.Exceeds {
 		retry := us(d.RetryAfter)
-		require.False(t, admitted(t, alg, before, l, cost, now+retry-1), "retry-after %s is too early", d.RetryAfter)
-		require.True(t, admitted(t, alg, before, l, cost, now+retry), "retry-after %s is too late", d.RetryAfter)
+		// after is before as the denial left it: rebased, if at all.
+		require.False(t, admitted(t, alg, after, l, cost, now+retry-1), "retry-after %s is too early", d.RetryAfter)
+		require.True(t, admitted(t, alg, after, l, cost, now+retry), "retry-after %s is too late", d.RetryAfter)
 	}
 	if d.Remaining > 0 {
 		require.True(t, admitted(t, alg, after, l, d.Remaining, now), "remaining %d does not fit", d.Remaining)
@@ -90,4 +92,28 @@ func applyAt(alg core.Algorithm, s *core.State, l core.Limit, cost int64, now ti
 func freshAt(alg core.Algorithm, s *core.State, l core.Limit) int64 {
 	req := core.TakeRequest{Algorithm: alg, Limits: []core.Limit{l}}
 	return req.FreshAt([]core.State{*s})
+}
+
+// requireSameView checks that after decides every request at now exactly as
+// before does: a denied request changes nothing, but for a spend rebasing
+// state a clock that stepped back left in the future, which is invisible at
+// now (and, by design, lets the key recover from now: stepback_test.go).
+func requireSameView(t *testing.T, alg core.Algorithm, before, after core.State, l core.Limit, now int64) {
+	t.Helper()
+	if reflect.DeepEqual(before, after) {
+		return
+	}
+	for _, cost := range []int64{0, 1, 2} {
+		b, a := clone(before), clone(after)
+		db, err := applyMicros(alg, &b, l, cost, now)
+		require.NoError(t, err)
+		da, err := applyMicros(alg, &a, l, cost, now)
+		require.NoError(t, err)
+		require.Equal(t, db, da, "a denied request changes nothing but a rebase (cost %d)", cost)
+	}
+	// A cost above the capacity is always denied, so it writes the rebase only.
+	rebased := clone(before)
+	_, err := applyMicros(alg, &rebased, l, alg.Capacity(l)+1, now)
+	require.NoError(t, err)
+	require.Equal(t, rebased, after, "the denial wrote the rebase and nothing else")
 }

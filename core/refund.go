@@ -65,9 +65,10 @@ func (r *TakeRequest) admittedAt(now int64) int64 {
 
 // refund gives back n (> 0) admitted at adm from one limit's state at now.
 func (a Algorithm) refund(s *State, p *params, n, adm, now int64) {
+	a.rebase(s, p, now)
 	switch a {
 	case FixedWindow:
-		start := windowStart(s, p, now)
+		start := windowStart(p, now)
 		if s.T == start && adm-adm%p.period == start {
 			s.N = max(0, s.N-n)
 		}
@@ -82,6 +83,7 @@ func (a Algorithm) refund(s *State, p *params, n, adm, now int64) {
 
 // refundMeter is a meter's state T after giving back n admitted at adm.
 func refundMeter(p *params, t, n, adm, now int64) int64 {
+	t = min(t, now+p.tau) // rebased first (see rebase): a refund never mints
 	if t <= now || now-adm >= p.tau {
 		return t
 	}
@@ -89,7 +91,7 @@ func refundMeter(p *params, t, n, adm, now int64) int64 {
 }
 
 func refundSlidingWindow(s *State, p *params, n, adm, now int64) {
-	start := windowStart(s, p, now)
+	start := windowStart(p, now)
 	admStart := adm - adm%p.period
 	switch {
 	case s.T == start && admStart == start:

@@ -86,6 +86,9 @@ func (a Algorithm) applyPrepared(d *Decision, s *State, l *Limit, p *params, cos
 	case GCRA, TokenBucket, LeakyBucket:
 		meterInto(d, s, p, cost, now, true, a == LeakyBucket)
 	default:
+		if cost > 0 {
+			a.rebase(s, p, now)
+		}
 		*d = a.decide(s, p, cost, now, true)
 	}
 	d.Limit, d.Index = *l, 0
@@ -93,7 +96,9 @@ func (a Algorithm) applyPrepared(d *Decision, s *State, l *Limit, p *params, cos
 
 // ApplyAll decides one request against one or several limits, each with its
 // own state (states[i] belongs to limits[i]). The request is admitted only if
-// every limit admits it, and a denied request changes none of the states. The
+// every limit admits it, and a denied request changes none of the states,
+// except that a spend (cost > 0) rebases state a clock that stepped back left
+// in the future to "empty at now" (see window.go's "Clock steps back"). The
 // decision's Limit and Index name the governing limit: the denying one with the
 // longest RetryAfter, or, when all admit, the one with the least remaining.
 func (a Algorithm) ApplyAll(states []State, limits []Limit, cost, now int64) (Decision, error) {
@@ -143,6 +148,9 @@ func (a Algorithm) applyAll(best *Decision, states []State, limits []Limit, pp [
 	}
 	allowed := true
 	for i := range limits {
+		if cost > 0 { // a spend, admitted or not, rebases (see rebase)
+			a.rebase(&states[i], pp[i], now)
+		}
 		d := a.decide(&states[i], pp[i], cost, now, false)
 		d.Limit, d.Index = limits[i], i
 		if i == 0 || governs(d, *best) {

@@ -1,17 +1,58 @@
 package core
 
-// windowStart is the start of the aligned window holding now, or the stored
-// window when the clock stepped back behind it (so a count is never reset by a
-// clock that runs backwards).
-func windowStart(s *State, p *params, now int64) int64 {
-	return max(now-now%p.period, s.T)
+// Clock steps back. State further ahead of now than any real history could
+// leave it is treated as "empty at now" (see rebase): no quota is minted, and
+// the key recovers at its normal pace from the new now. For the windows, that
+// is a window starting after the one that holds now: its counts are carried
+// into the window holding now (the current count stays current, the previous
+// stays previous), so they expire a Period (two for the sliding window's
+// previous count) after that window starts. For the sliding log, timestamps
+// after now are moved to now. For the meters it is a T beyond now + Burst
+// intervals (tau), moved back to now + tau: an empty bucket at now.
+
+// windowStart is the start of the aligned window holding now.
+func windowStart(p *params, now int64) int64 {
+	return now - now%p.period
+}
+
+// viewT is the window start of s as the algorithms read it at now: a window
+// that starts after start (the clock stepped back) reads as start.
+func viewT(s *State, start int64) int64 { return min(s.T, start) }
+
+// rebase moves state that a clock which stepped back left further ahead of
+// now than any real history could to "empty at now". A store's state changes
+// only here and when a request is admitted: a spend (admitted or denied) and a
+// refund rebase, a peek only reads the state as rebased.
+func (a Algorithm) rebase(s *State, p *params, now int64) {
+	switch a {
+	case FixedWindow, SlidingWindow:
+		s.T = viewT(s, windowStart(p, now))
+	case SlidingLog:
+		clampLog(s, now)
+	default:
+		if s.T-now > p.tau {
+			s.T = now + p.tau
+		}
+	}
+}
+
+// clampLog moves the log's entries after now to now; they are its newest, so
+// the log stays in order.
+func clampLog(s *State, now int64) {
+	for i := s.N - 1; i >= 0; i-- {
+		e := &s.Log[(s.Head+int(i))%len(s.Log)]
+		if *e <= now {
+			return
+		}
+		*e = now
+	}
 }
 
 // fixedWindow allows Rate per aligned window [k*Period, (k+1)*Period).
 func fixedWindow(s *State, p *params, cost, now int64, commit bool) Decision {
-	start := windowStart(s, p, now)
+	start := windowStart(p, now)
 	var count int64
-	if s.T == start {
+	if viewT(s, start) == start {
 		count = s.N
 	}
 	end := start + p.period
@@ -44,9 +85,9 @@ func fixedWindow(s *State, p *params, cost, now int64, commit bool) Decision {
 // conversions that forbid fused multiply-add), so the Lua scripts, whose numbers
 // are IEEE doubles, compute bit for bit the same value.
 func slidingWindow(s *State, p *params, cost, now int64, commit bool) Decision {
-	start := windowStart(s, p, now)
+	start := windowStart(p, now)
 	var cur, prev int64
-	switch s.T {
+	switch viewT(s, start) {
 	case start:
 		cur, prev = s.N, s.P
 	case start - p.period:
@@ -123,8 +164,9 @@ func swRetry(prev, cur, cost, start, now int64, p *params) int64 {
 
 // slidingLog keeps the timestamps of admitted requests (cost n adds n entries)
 // and admits a request when the entries younger than Period plus its cost stay
-// within Rate. Timestamps never go backwards: a clock that steps back records
-// the newest timestamp again, so no quota is minted.
+// within Rate. Timestamps never go backwards: entries after now (a clock that
+// stepped back) read as now, and a spend moves them there (see rebase), so no
+// quota is minted.
 //
 // The entries that have left the window (at or before now-Period) are a prefix
 // of the ring, since timestamps never decrease; it is found by binary search
@@ -135,11 +177,11 @@ func slidingLog(s *State, p *params, cost, now int64, commit bool) Decision {
 	if drop := logExpired(s, now-p.period); drop > 0 {
 		head, n = (head+int(drop))%len(s.Log), n-drop
 	}
-	at := func(i int64) int64 { return s.Log[(head+int(i))%len(s.Log)] }
+	// An entry after now (the clock stepped back) reads as now (see rebase).
+	at := func(i int64) int64 { return min(now, s.Log[(head+int(i))%len(s.Log)]) }
 	reset := int64(0)
 	newest := now
 	if n > 0 {
-		newest = max(now, at(n-1))
 		reset = at(n-1) + p.period - now
 	}
 	switch {
@@ -154,6 +196,7 @@ func slidingLog(s *State, p *params, cost, now int64, commit bool) Decision {
 					head = 0
 				}
 				s.Head, s.N = head, n
+				clampLog(s, now)
 				logPush(s, p.rate, newest, cost)
 			}
 		}
