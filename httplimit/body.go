@@ -46,15 +46,22 @@ func (t *tier) precompute(timeout time.Duration) error {
 // precomputeFixed builds the answers shared by every request.
 func (p *Policy) precomputeFixed() {
 	p.passOutcome = &outcome{action: actionPass}
-	p.keyOutcomes = fixedOutcomes(KeyErrorProblem(keyfuncs.ErrKey))
-	p.peerOutcomes = fixedOutcomes(KeyErrorProblem(keyfuncs.ErrPeerNotIP))
-	p.failOutcomes = fixedOutcomes(UnavailableProblem())
+	p.keyOutcomes = fixedOutcomes(KeyErrorProblem(keyfuncs.ErrKey), "")
+	p.peerOutcomes = fixedOutcomes(KeyErrorProblem(keyfuncs.ErrPeerNotIP), "")
+	p.failOutcomes = fixedOutcomes(UnavailableProblem(), strconv.FormatInt(ceilSeconds(p.unavailableRetry), 10))
 }
 
-// fixedOutcomes returns the shared answers for pd, indexed [JSON][HEAD].
-func fixedOutcomes(pd ProblemDetails) [2][2]*outcome {
+// fixedOutcomes returns the shared answers for pd, indexed [JSON][HEAD], with
+// a Retry-After of retryAfter seconds unless it is empty.
+func fixedOutcomes(pd ProblemDetails, retryAfter string) [2][2]*outcome {
 	mk := func(contentType string, body []byte) *outcome {
-		return &outcome{action: actionRespond, response: &Response{pd.Status, contentType, body}}
+		o := &outcome{action: actionRespond, response: &Response{pd.Status, contentType, body}}
+		if retryAfter != "" {
+			// The value lies off buf (spilled): a Header map copies the string.
+			o.spilled = true
+			o.addHeader(hRetryAfter, o.addValue(retryAfter, 0))
+		}
+		return o
 	}
 	return [2][2]*outcome{
 		{mk(ContentTypeTextPlain, pd.Text()), mk(ContentTypeTextPlain, nil)},

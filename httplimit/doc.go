@@ -41,8 +41,8 @@
 // not an IP (a unix-socket listener; keyfuncs.ErrPeerNotIP) is the server's
 // configuration, not the client's fault: it gets 500 and is logged. When the
 // limiter fails (store down, WithStoreTimeout's deadline, a negative cost) the
-// request passes (fail open, the default) or gets 503 (WithFailClosed). A
-// leaky-bucket request is held for its delay at most WithMaxDelay; a client
+// request passes (fail open, the default) or gets 503 (WithFailClosed) with a
+// Retry-After of one second (WithUnavailableRetryAfter). A leaky-bucket request is held for its delay at most WithMaxDelay; a client
 // that leaves meanwhile is dropped.
 //
 // Under WithDryRun every request is decided, spends, is reported and gets

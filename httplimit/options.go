@@ -86,12 +86,29 @@ func WithDeniedHandler(f func(w ResponseWriter, r keyfuncs.Request, d core.Decis
 	}
 }
 
-// WithFailClosed answers 503 when the limiter fails. By default the policy
-// fails open: the request passes. Either way the error goes to the observer
+// WithFailClosed answers 503 when the limiter fails, with a Retry-After of
+// one second (see WithUnavailableRetryAfter). By default the policy fails
+// open: the request passes. Either way the error goes to the observer
 // (OutcomeFailedOpen, OutcomeFailedClosed), or, with none, to the log (see
 // WithLogger). A dry run (WithDryRun) fails open even so.
 func WithFailClosed() Option {
 	return func(p *Policy) error { p.failClosed = true; return nil }
+}
+
+// WithUnavailableRetryAfter sets the Retry-After of the policy's 503 answers
+// (default DefaultUnavailableRetryAfter): the answer when the limiter fails
+// and the policy fails closed (WithFailClosed). RFC 9110 lets a 503 say when
+// to come back, and a client that honours it backs off instead of retrying at
+// once into a store that is down. The value is sent in whole seconds, rounded
+// up. It returns an error wrapping core.ErrInvalidOption unless d is positive.
+func WithUnavailableRetryAfter(d time.Duration) Option {
+	return func(p *Policy) error {
+		if d <= 0 {
+			return fmt.Errorf("%w: unavailable Retry-After must be positive, got %s", core.ErrInvalidOption, d)
+		}
+		p.unavailableRetry = d
+		return nil
+	}
 }
 
 // WithDryRun decides every request and reports it, but denies and delays

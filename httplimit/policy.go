@@ -35,6 +35,8 @@ type Policy struct {
 	pool       sync.Pool // of *outcome, see release
 	logs       policyLogs
 
+	unavailableRetry time.Duration // the Retry-After of a 503 (WithUnavailableRetryAfter)
+
 	// Precomputed once: nothing below changes between requests.
 	def      tier             // the policy's own limiter
 	tiers    []*tier          // WithTiers', in order
@@ -54,6 +56,12 @@ type Policy struct {
 // closed instead). Stores that decide in process (they report
 // Local() == true, as the memory store does) get no deadline.
 const DefaultStoreTimeout = 100 * time.Millisecond
+
+// DefaultUnavailableRetryAfter is the Retry-After of a 503 when no
+// WithUnavailableRetryAfter is given: a client that honours it waits a second
+// before it tries again, long enough for a store's failover to be under way,
+// short enough that an honest client is not kept away for long.
+const DefaultUnavailableRetryAfter = time.Second
 
 // localStore is implemented by stores that decide in process, without I/O (the
 // memory store). The policy gives their calls no deadline: it could never
@@ -83,7 +91,10 @@ func New(lim *core.Limiter, opts ...Option) (*Policy, error) {
 	if lim == nil {
 		return nil, fmt.Errorf("%w: nil limiter", core.ErrInvalidOption)
 	}
-	p := &Policy{lim: lim, key: defaultKey, timeout: DefaultStoreTimeout, headers: AllHeaders, onAllowed: true}
+	p := &Policy{
+		lim: lim, key: defaultKey, timeout: DefaultStoreTimeout, headers: AllHeaders, onAllowed: true,
+		unavailableRetry: DefaultUnavailableRetryAfter,
+	}
 	p.logs.every = LogInterval
 	for _, o := range opts {
 		if o == nil {

@@ -132,6 +132,7 @@ func TestNewRejectsBadInput(t *testing.T) {
 		{"negative timeout", lim, []Option{key, WithStoreTimeout(-time.Second)}},
 		{"zero max delay", lim, []Option{key, WithMaxDelay(0)}},
 		{"unknown header set", lim, []Option{key, WithHeaders(8)}},
+		{"zero unavailable Retry-After", lim, []Option{key, WithUnavailableRetryAfter(0)}},
 		{"non-ASCII limit name", badName, []Option{key}},
 	}
 	for _, tt := range tests {
@@ -292,11 +293,15 @@ func TestDecideLimiterErrors(t *testing.T) {
 		opts   []Option
 		status int
 		is     error
+		retry  string // the 503's Retry-After
 	}{
-		{"fail open", &mapStore{fail: boom}, nil, 0, boom},
-		{"fail closed", &mapStore{fail: boom}, []Option{WithFailClosed()}, 503, boom},
-		{"timeout", &mapStore{block: true}, []Option{WithStoreTimeout(time.Millisecond)}, 0, context.DeadlineExceeded},
-		{"negative cost", &mapStore{}, []Option{WithFailClosed(), WithCost(func(keyfuncs.Request) int64 { return -1 })}, 503, core.ErrInvalidCost},
+		{"fail open", &mapStore{fail: boom}, nil, 0, boom, ""},
+		{"fail closed", &mapStore{fail: boom}, []Option{WithFailClosed()}, 503, boom, "1"},
+		{"fail closed, 30 s", &mapStore{fail: boom}, []Option{WithFailClosed(), WithUnavailableRetryAfter(30 * time.Second)}, 503, boom, "30"},
+		{"fail closed, 1.5 s rounds up", &mapStore{fail: boom}, []Option{WithFailClosed(), WithUnavailableRetryAfter(1500 * time.Millisecond)}, 503, boom, "2"},
+		{"fail closed, 1 ms rounds up", &mapStore{fail: boom}, []Option{WithFailClosed(), WithUnavailableRetryAfter(time.Millisecond)}, 503, boom, "1"},
+		{"timeout", &mapStore{block: true}, []Option{WithStoreTimeout(time.Millisecond)}, 0, context.DeadlineExceeded, ""},
+		{"negative cost", &mapStore{}, []Option{WithFailClosed(), WithCost(func(keyfuncs.Request) int64 { return -1 })}, 503, core.ErrInvalidCost, "1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -307,13 +312,14 @@ func TestDecideLimiterErrors(t *testing.T) {
 			require.Len(t, got, 1)
 			assert.ErrorIs(t, got[0], tt.is)
 			assert.False(t, o.decided)
-			assert.Zero(t, o.numHeaders())
 			if tt.status == 0 {
 				assert.Equal(t, actionPass, o.action)
+				assert.Zero(t, o.numHeaders())
 				return
 			}
 			assert.Equal(t, tt.status, o.response.Status)
 			assert.Equal(t, "Service Unavailable\n", string(o.response.Body))
+			assert.Equal(t, map[string]string{HeaderRetryAfter: tt.retry}, headersOf(o), "a 503 says when to come back, and nothing else")
 		})
 	}
 }

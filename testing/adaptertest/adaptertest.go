@@ -268,6 +268,8 @@ var cases = []struct {
 	{"cost", checkCost, false},
 	{"two limits", checkTwoLimits, false},
 	{"store failure", checkStoreFailure, false},
+	{"Retry-After rounds up", checkRetryAfterRoundsUp, false},
+	{"fail-closed Retry-After is configurable", checkFailClosedRetryAfterIsConfigurable, false},
 	{"leaky bucket holds", checkLeakyBucketHolds, false},
 	{"a client that leaves stops the hold", checkAClientThatLeavesStopsTheHold, true},
 	{"invalid construction", checkInvalidConstruction, false},

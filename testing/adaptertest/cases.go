@@ -164,7 +164,7 @@ func checkStoreFailure(t *testing.T, a Adapter) {
 		want := ok("ok, no decision", map[string]string{"Content-Type": "text/plain; charset=utf-8"})
 		if closed {
 			opts = append(opts, httplimit.WithFailClosed())
-			want = text(503, "Service Unavailable\n", map[string]string{})
+			want = text(503, "Service Unavailable\n", map[string]string{"Retry-After": "1"})
 		}
 		e := start(t, a, failingStore{}, core.GCRA, core.PerMinute(1), nil, opts...)
 		assert.Equal(t, want, e.do("GET", "/", peerA), "fail closed: %v", closed)
@@ -215,6 +215,7 @@ func checkInvalidConstruction(t *testing.T, a Adapter) {
 	assert.ErrorIs(t, err, core.ErrInvalidOption)
 	for _, bad := range []httplimit.Option{
 		httplimit.WithObserver(nil), httplimit.WithRefund(nil), httplimit.WithTiers(nil), httplimit.WithDeniedHandler(nil), httplimit.WithLogger(nil),
+		httplimit.WithUnavailableRetryAfter(0), httplimit.WithUnavailableRetryAfter(-time.Second),
 	} {
 		_, err = a.New(t, lim, Body, bad)
 		assert.ErrorIs(t, err, core.ErrInvalidOption)

@@ -1,0 +1,53 @@
+package adaptertest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/httplimit"
+)
+
+// checkRetryAfterRoundsUp denies requests whose wait is not a whole number of
+// seconds: Retry-After (and the reset, which equals it on a denial) must be
+// rounded up, or a client that honours it comes back too early.
+func checkRetryAfterRoundsUp(t *testing.T, a Adapter) {
+	e := start(t, a, nil, core.GCRA, core.Every(1, 2*time.Second), nil)
+	assert.Equal(t, 200, e.do("GET", "/", peerA).Status)
+	deniedFor := func(retry string) response {
+		h := denied("1", "2", retry)
+		return text(429, "Too Many Requests\n", h)
+	}
+	assert.Equal(t, deniedFor("2"), e.do("GET", "/", peerA), "exactly 2 s")
+	for _, step := range []struct {
+		advance time.Duration
+		want    string
+		wait    string
+	}{
+		{500 * time.Millisecond, "2", "1.5 s"},
+		{100 * time.Millisecond, "2", "1.4 s"},
+		{399 * time.Millisecond, "2", "1.001 s"},
+		{2 * time.Millisecond, "1", "0.999 s"},
+	} {
+		e.clk.Advance(step.advance)
+		assert.Equal(t, deniedFor(step.want), e.do("GET", "/", peerA), "a wait of %s", step.wait)
+	}
+	assert.Equal(t, int64(1), e.calls.Load())
+}
+
+// checkFailClosedRetryAfterIsConfigurable: a fail-closed 503 carries
+// WithUnavailableRetryAfter's wait, rounded up, to GET and HEAD alike, and a
+// 500 for a peer that is not an IP carries none (a retry cannot help).
+func checkFailClosedRetryAfterIsConfigurable(t *testing.T, a Adapter) {
+	e := start(t, a, failingStore{}, core.GCRA, core.PerMinute(1), nil,
+		httplimit.WithFailClosed(), httplimit.WithUnavailableRetryAfter(2500*time.Millisecond))
+	assert.Equal(t, text(503, "Service Unavailable\n", map[string]string{"Retry-After": "3"}), e.do("GET", "/", peerA))
+	head := e.do("HEAD", "/", peerA)
+	assert.Equal(t, 503, head.Status)
+	assert.Equal(t, "3", head.Headers["Retry-After"])
+	assert.Empty(t, head.Body)
+	assert.Equal(t, text(500, "Internal Server Error\n", map[string]string{}), e.do("GET", "/", "not-an-address"))
+	assert.Zero(t, e.calls.Load())
+}
