@@ -1,145 +1,213 @@
 package benchmarks
 
+// The in-process stores, side by side: one hot key (admissions, and the
+// denial path on its own), a million keys, and (memory_heap_test.go) the heap
+// each key costs. Every row decides through its library's own public API,
+// clock read included; memory_peers_test.go builds the peers.
+//
+//	go test -run '^$' -bench 'MemoryHotKey|MemoryManyKeys' -benchmem ./benchmarks
+
 import (
 	"context"
 	"math/rand/v2"
-	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/go-chi/httprate"
-	sethmemory "github.com/sethvargo/go-limiter/memorystore"
-	"github.com/throttled/throttled/v2"
-	throttledmem "github.com/throttled/throttled/v2/store/memstore"
-	ulule "github.com/ulule/limiter/v3"
-	ululemem "github.com/ulule/limiter/v3/drivers/store/memory"
-	"golang.org/x/time/rate"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/store/memory"
-	"github.com/ratewarden/ratewarden/testing/storetest"
 )
 
-// memRate is the limit every in-memory benchmark uses: high enough that the
-// decisions are mostly admissions, as on a healthy API.
+// memRate is the sustained rate, per second, of the rows that admit, for the
+// libraries that take one: one request a microsecond, the most a ratewarden
+// limit may allow.
 const memRate = 1_000_000
+
+// unreachable is the burst (or window quota) of the rows that admit: 2^40
+// decisions, which two goroutines at 10 ns a decision would take over an hour
+// to spend. No run reaches it, so every decision of those rows is an
+// admission and takes the path that writes the key's state.
+const unreachable = 1 << 40
+
+// quota is the limit a row is built with, which each implementation
+// translates into its own library's terms.
+type quota int
+
+const (
+	// admitAll is a limit no run can reach: memRate a second where the
+	// library has a rate, with a burst of unreachable.
+	admitAll quota = iota
+	// onePerHour admits a key's first request and denies the rest for an
+	// hour. It serves the rows that measure the denial path, and the rows
+	// that count the heap of keys that each sent one request (no key recovers,
+	// and so none is dropped, while the run lasts).
+	onePerHour
+)
+
+// String names q in test names.
+func (q quota) String() string {
+	if q == admitAll {
+		return "admit-all"
+	}
+	return "one-per-hour"
+}
 
 // allowFunc decides one request for key; each implementation wraps a limiter.
 type allowFunc func(key string) bool
 
+// impl is one row: a named limiter built under a quota.
 type impl struct {
 	name string
-	make func(tb testing.TB) allowFunc
+	make func(tb testing.TB, q quota) allowFunc
+	// deniesOnly marks a limiter that no limit keeps admitting a hot key for a
+	// whole run; it has no admitAll row.
+	deniesOnly bool
 }
 
+// ours is ratewarden's in-process store under alg, bounded high enough that
+// BenchmarkMemoryBytesPerKey's largest count is held whole.
 func ours(alg core.Algorithm) impl {
-	return impl{"ratewarden-" + alg.String(), func(tb testing.TB) allowFunc {
-		st, err := memory.New(memory.WithMaxKeys(4 << 20))
-		if err != nil {
-			tb.Fatal(err)
-		}
-		tb.Cleanup(func() { st.Close() })
-		lim, err := core.NewLimiter(st, alg, core.PerSecond(min(memRate, core.MaxLogRate*int64(boolInt(alg == core.SlidingLog))+memRate*int64(boolInt(alg != core.SlidingLog)))))
-		if err != nil {
-			tb.Fatal(err)
-		}
-		ctx := context.Background()
-		return func(key string) bool {
-			d, err := lim.Allow(ctx, key)
-			return err == nil && d.Allowed
-		}
-	}}
+	return impl{
+		name: "ratewarden-" + alg.String(),
+		// The sliding log keeps every admitted timestamp, at most MaxLogRate of
+		// them, over a period of at least MaxLogRate microseconds (100 ms): a
+		// hot key spends that in a fraction of a run, after which the row would
+		// measure denials. It appears in the denial and memory rows only.
+		deniesOnly: alg == core.SlidingLog,
+		make: func(tb testing.TB, q quota) allowFunc {
+			st, err := memory.New(memory.WithMaxKeys(4 << 20))
+			require.NoError(tb, err)
+			tb.Cleanup(func() { _ = st.Close() })
+			lim, err := core.NewLimiter(st, alg, ourLimit(alg, q))
+			require.NoError(tb, err)
+			ctx := context.Background()
+			return func(key string) bool {
+				d, err := lim.Allow(ctx, key)
+				return err == nil && d.Allowed
+			}
+		},
+	}
 }
 
-var peers = []impl{
-	{"x-time-rate", func(testing.TB) allowFunc {
-		var mu sync.Mutex
-		m := map[string]*rate.Limiter{}
-		return func(key string) bool {
-			mu.Lock()
-			l, ok := m[key]
-			if !ok {
-				l = rate.NewLimiter(memRate, memRate)
-				m[key] = l
-			}
-			mu.Unlock()
-			return l.Allow()
-		}
-	}},
-	{"sethvargo", func(tb testing.TB) allowFunc {
-		st, err := sethmemory.New(&sethmemory.Config{Tokens: memRate, Interval: time.Second})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		tb.Cleanup(func() { st.Close(context.Background()) })
-		ctx := context.Background()
-		return func(key string) bool {
-			_, _, _, ok, _ := st.Take(ctx, key)
-			return ok
-		}
-	}},
-	{"ulule", func(testing.TB) allowFunc {
-		lim := ulule.New(ululemem.NewStore(), ulule.Rate{Period: time.Second, Limit: memRate})
-		ctx := context.Background()
-		return func(key string) bool {
-			c, err := lim.Get(ctx, key)
-			return err == nil && !c.Reached
-		}
-	}},
-	{"throttled", func(tb testing.TB) allowFunc {
-		st, err := throttledmem.NewCtx(0)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		rl, err := throttled.NewGCRARateLimiterCtx(st, throttled.RateQuota{MaxRate: throttled.PerSec(memRate), MaxBurst: memRate})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		ctx := context.Background()
-		return func(key string) bool {
-			limited, _, err := rl.RateLimitCtx(ctx, key, 1)
-			return err == nil && !limited
-		}
-	}},
-	{"httprate", func(testing.TB) allowFunc {
-		c := httprate.NewLocalLimitCounter(time.Second)
-		return func(key string) bool {
-			now := time.Now().UTC().Truncate(time.Second)
-			cur, prev, _ := c.Get(key, now, now.Add(-time.Second))
-			if float64(prev)*0.5+float64(cur) >= memRate {
-				return false
-			}
-			c.Increment(key, now)
-			return true
-		}
-	}},
+// ourLimit is q in ratewarden's terms. The meters admit memRate a second with
+// a burst of unreachable (the leaky bucket's admissions queue: Decision.Delay
+// grows, which the middleware would wait out); the windows take no burst
+// other than their quota, so theirs is unreachable per 2^40 microseconds
+// (12.7 days), the same one request a microsecond.
+func ourLimit(alg core.Algorithm, q quota) core.Limit {
+	switch {
+	case q == onePerHour:
+		return core.PerHour(1)
+	case alg == core.FixedWindow || alg == core.SlidingWindow:
+		return core.Every(unreachable, unreachable*time.Microsecond)
+	default:
+		return core.PerSecond(memRate).WithBurst(unreachable)
+	}
 }
 
-func allImpls() []impl {
+// allImpls are ratewarden's algorithms and the peers, the rows that can be
+// built under q.
+func allImpls(q quota) []impl {
 	var all []impl
 	for _, alg := range core.Algorithms() {
 		all = append(all, ours(alg))
 	}
-	return append(all, peers...)
+	all = append(all, peers...)
+	rows := all[:0]
+	for _, im := range all {
+		if q != admitAll || !im.deniesOnly {
+			rows = append(rows, im)
+		}
+	}
+	return rows
 }
 
-// BenchmarkMemoryHotKey: every goroutine decides on the same key.
-func BenchmarkMemoryHotKey(b *testing.B) {
-	for _, im := range allImpls() {
-		b.Run(im.name, func(b *testing.B) {
-			allow := im.make(b)
-			allow("hot")
-			b.ReportAllocs()
-			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					allow("hot")
+// floorClockCAS is the floor of the admitting hot-key rows: what an exact
+// meter whose state is one shared word must at least do per admission. It
+// reads the clock once (the monotonic clock, as core.SystemClock does), then
+// loads the word and swaps in the next state until the swap succeeds: a lost
+// swap is an admission not yet recorded. It decides nothing else.
+func floorClockCAS() impl {
+	return impl{name: "floor-clock-cas", make: func(testing.TB, quota) allowFunc {
+		start := time.Now()
+		var word atomic.Int64
+		return func(string) bool {
+			now := int64(time.Since(start) / time.Microsecond)
+			for {
+				v := word.Load()
+				if word.CompareAndSwap(v, max(v, now)+1) {
+					return true
 				}
-			})
+			}
+		}
+	}}
+}
+
+// floorClockLoad is the floor of the denying hot-key rows: one clock read and
+// one load of the shared word, compared, which a meter needs to deny without
+// writing. Its word says "spent until an hour from the start", so it denies
+// every request, the first too.
+func floorClockLoad() impl {
+	return impl{name: "floor-clock-load", make: func(testing.TB, quota) allowFunc {
+		start := time.Now()
+		var word atomic.Int64
+		word.Store(int64(time.Hour / time.Microsecond))
+		return func(string) bool {
+			return word.Load() <= int64(time.Since(start)/time.Microsecond)
+		}
+	}}
+}
+
+// BenchmarkMemoryHotKey: every goroutine decides on the same key, under a
+// limit no run reaches, so every decision is an admission (allowed/op is
+// reported, and the row fails below 1). floor-clock-cas is the floor.
+func BenchmarkMemoryHotKey(b *testing.B) {
+	for _, im := range append(allImpls(admitAll), floorClockCAS()) {
+		b.Run(im.name, func(b *testing.B) {
+			if allowed := runHotKey(b, im.make(b, admitAll)); allowed != int64(b.N) {
+				b.Fatalf("admitted %d of %d decisions: the limit was reached, so the row measured denials", allowed, b.N)
+			}
 		})
 	}
+}
+
+// BenchmarkMemoryHotKeyDenied: every goroutine decides on the same key, whose
+// one request an hour was spent before the timer started, so every decision
+// is a denial (allowed/op 0, or the row fails). floor-clock-load is the floor.
+func BenchmarkMemoryHotKeyDenied(b *testing.B) {
+	for _, im := range append(allImpls(onePerHour), floorClockLoad()) {
+		b.Run(im.name, func(b *testing.B) {
+			if allowed := runHotKey(b, im.make(b, onePerHour)); allowed != 0 {
+				b.Fatalf("admitted %d of %d decisions after the hour's one was spent", allowed, b.N)
+			}
+		})
+	}
+}
+
+// runHotKey decides once on "hot" (so the key exists), then b.N times from
+// every goroutine, and reports and returns the admissions.
+func runHotKey(b *testing.B, allow allowFunc) int64 {
+	allow("hot")
+	var allowed atomic.Int64
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		n := int64(0)
+		for pb.Next() {
+			if allow("hot") {
+				n++
+			}
+		}
+		allowed.Add(n)
+	})
+	b.StopTimer()
+	b.ReportMetric(float64(allowed.Load())/float64(b.N), "allowed/op")
+	return allowed.Load()
 }
 
 var (
@@ -163,150 +231,78 @@ func keys1M() []string {
 	return manyKeys
 }
 
-// BenchmarkMemoryManyKeys: random keys among 1,000,000 that already exist.
+// BenchmarkMemoryManyKeys: random keys among 1,000,000 that already exist,
+// under a limit no run reaches (allowed/op is reported, and the row fails
+// below 1).
 func BenchmarkMemoryManyKeys(b *testing.B) {
 	keys := keys1M()
-	for _, im := range allImpls() {
-		if im.name == "ratewarden-sliding-log" {
-			continue // 1M keys x a log each is its own benchmark's business
-		}
+	for _, im := range allImpls(admitAll) {
 		b.Run(im.name, func(b *testing.B) {
-			allow := im.make(b)
+			allow := im.make(b, admitAll)
 			for _, k := range keys {
 				allow(k)
 			}
+			var allowed atomic.Int64
+			var seeds atomic.Uint64
 			b.ReportAllocs()
 			b.ResetTimer()
-			var seed sync.Mutex
-			n := uint64(0)
 			b.RunParallel(func(pb *testing.PB) {
-				seed.Lock()
-				n++
-				rng := rand.New(rand.NewPCG(n, 42))
-				seed.Unlock()
+				rng := rand.New(rand.NewPCG(seeds.Add(1), 42))
+				n := int64(0)
 				for pb.Next() {
-					allow(keys[rng.IntN(len(keys))])
+					if allow(keys[rng.IntN(len(keys))]) {
+						n++
+					}
 				}
+				allowed.Add(n)
 			})
-		})
-	}
-}
-
-// BenchmarkMemoryBytesPerKey reports the heap each tracked key costs, keys
-// made fresh as a server would receive them (so a store that keeps the key
-// pays for it).
-func BenchmarkMemoryBytesPerKey(b *testing.B) {
-	n := 1 << 18
-	if testing.Short() {
-		n = 1 << 14
-	}
-	for _, im := range allImpls() {
-		b.Run(im.name, func(b *testing.B) {
-			for range b.N {
-				allow := im.make(b)
-				runtime.GC()
-				var before, after runtime.MemStats
-				runtime.ReadMemStats(&before)
-				for i := range n {
-					allow("client-" + strconv.Itoa(i))
-				}
-				runtime.GC()
-				runtime.ReadMemStats(&after)
-				runtime.KeepAlive(allow)
-				b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(n), "B/key")
+			b.StopTimer()
+			b.ReportMetric(float64(allowed.Load())/float64(b.N), "allowed/op")
+			if allowed.Load() != int64(b.N) {
+				b.Fatalf("admitted %d of %d decisions", allowed.Load(), b.N)
 			}
 		})
 	}
 }
 
-// BenchmarkMemoryLongKeys: 10 KB API keys cost no more per key than short ones.
-func BenchmarkMemoryLongKeys(b *testing.B) {
-	const n = 1 << 14
-	for _, keyLen := range []int{16, 10 << 10} {
-		b.Run(strconv.Itoa(keyLen)+"B-keys", func(b *testing.B) {
-			for range b.N {
-				allow := ours(core.GCRA).make(b)
-				pad := make([]byte, keyLen)
-				runtime.GC()
-				var before, after runtime.MemStats
-				runtime.ReadMemStats(&before)
-				for i := range n {
-					allow(strconv.Itoa(i) + string(pad[:keyLen-8]))
-				}
-				runtime.GC()
-				runtime.ReadMemStats(&after)
-				runtime.KeepAlive(allow)
-				b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/n, "B/key")
-			}
-		})
+// TestRowsKeepTheirQuota checks, outside the benchmarks' timing, that every
+// row's limiter means what the benchmarks say of it: under admitAll a key is
+// admitted 10,000 times in a row, under onePerHour once and then denied, and
+// either way another key has a quota of its own.
+func TestRowsKeepTheirQuota(t *testing.T) {
+	cases := []struct {
+		q        quota
+		requests int
+		admitted int
+	}{
+		{admitAll, 10_000, 10_000},
+		{onePerHour, 100, 1},
+	}
+	for _, c := range cases {
+		for _, im := range allImpls(c.q) {
+			t.Run(c.q.String()+"/"+im.name, func(t *testing.T) {
+				allow := im.make(t, c.q)
+				assert.Equal(t, c.admitted, admissions(allow, "hot", c.requests))
+				assert.True(t, allow("another-key"), "a fresh key is admitted")
+			})
+		}
 	}
 }
 
-// BenchmarkMemoryFlood sends 10 million unique keys at a store bounded at one
-// million, with a hot key that keeps sending among them. It reports the heap
-// after 1M and after 10M keys (flat is the target) and fails if the hot key's
-// admissions differ from an unbounded reference's. Under -short it sends a
-// tenth of that at a tenth of the bound.
-func BenchmarkMemoryFlood(b *testing.B) {
-	bound, flood := 1_000_000, 10_000_000
-	if testing.Short() {
-		bound, flood = 100_000, 1_000_000
-	}
-	for _, alg := range []core.Algorithm{core.GCRA, core.TokenBucket, core.SlidingWindow} {
-		b.Run(alg.String(), func(b *testing.B) {
-			for range b.N {
-				st, err := memory.New(memory.WithMaxKeys(bound), memory.WithSweepInterval(0))
-				if err != nil {
-					b.Fatal(err)
-				}
-				ctx := context.Background()
-				ref := storetest.NewReference()
-				limit := []core.Limit{core.PerMinute(600)}
-				hot := core.TakeRequest{Key: "hot", Algorithm: alg, Limits: limit, Cost: 1}
-				var heapAtBound uint64
-				admitted, want := 0, 0
-				for i := range flood {
-					now := storetest.Start.Add(time.Duration(i) * time.Microsecond)
-					_, err := st.Take(ctx, core.TakeRequest{Key: "flood-" + strconv.Itoa(i), Algorithm: alg, Limits: limit, Cost: 1, Now: now})
-					if err != nil {
-						b.Fatal(err)
-					}
-					if i%100 == 0 {
-						hot.Now = now
-						if d, _ := st.Take(ctx, hot); d.Allowed {
-							admitted++
-						}
-						if d, _ := ref.Take(ctx, hot); d.Allowed {
-							want++
-						}
-					}
-					if i == bound {
-						heapAtBound = heapNow()
-					}
-				}
-				heapAtEnd := heapNow()
-				if admitted != want {
-					b.Fatalf("hot key admitted %d, an unbounded store admits %d", admitted, want)
-				}
-				b.ReportMetric(float64(heapAtBound)/(1<<20), "heapMB@bound")
-				b.ReportMetric(float64(heapAtEnd)/(1<<20), "heapMB@end")
-				b.ReportMetric(float64(st.Len()), "keys")
-				st.Close()
-			}
-		})
-	}
+// TestFloorsAdmitAndDenyAll: the admitting floor admits every request, the
+// denying floor none (the first included, unlike the rows it is the floor of).
+func TestFloorsAdmitAndDenyAll(t *testing.T) {
+	assert.Equal(t, 10_000, admissions(floorClockCAS().make(t, admitAll), "hot", 10_000))
+	assert.Equal(t, 0, admissions(floorClockLoad().make(t, onePerHour), "hot", 10_000))
 }
 
-func heapNow() uint64 {
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
+// admissions asks allow n times for key and counts the admissions.
+func admissions(allow allowFunc, key string, n int) int {
+	admitted := 0
+	for range n {
+		if allow(key) {
+			admitted++
+		}
 	}
-	return 0
+	return admitted
 }
