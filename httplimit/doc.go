@@ -77,9 +77,10 @@
 //
 // # Cost
 //
-// A Policy is safe for concurrent use and immutable once built. An allowed
-// request costs no allocation in the policy, but for the one block that holds
-// its header values when they go into a net/http Header map. With no
+// A Policy is safe for concurrent use and immutable once built. An allowed or
+// denied request costs no allocation in the policy, but for the one block that
+// holds its header values (and a denial's Content-Type) when they go into a
+// net/http Header map. With no
 // observer, tiers or refunds, nothing reads a clock for latency, builds an
 // event or learns the response status; an observer costs one call and two
 // clock reads per request, a tier pick one call of its function, and a

@@ -179,11 +179,7 @@ func writeHeaders(o *outcome, w ResponseWriter, contentType string) {
 	}
 	switch w := w.(type) {
 	case headerMap:
-		h := w.Header()
-		o.setHeaderMap(h)
-		if contentType != "" {
-			h["Content-Type"] = []string{contentType}
-		}
+		o.setHeaderMap(w.Header(), contentType)
 	case HeaderSetter:
 		w.SetHeaders(Headers{o: o, contentType: contentType})
 	}

@@ -140,19 +140,23 @@ func (o *outcome) becomesContext() bool {
 
 // setHeaderMap stores the outcome's headers in h, a net/http Header map
 // (replacing any value the application set there), with values that stay
-// valid after the outcome is released. Every field gets a slice of its own,
-// shared with no other response: a handler that writes into one
-// (h[name][0] = ...) changes its own response only. It costs one allocation.
-// An outcome that becomes the request's context is never reused, so h shares
-// its per-request values.
-func (o *outcome) setHeaderMap(h http.Header) {
+// valid after the outcome is released, and the Content-Type of an answer
+// unless contentType is empty. Every field gets a slice of its own, shared
+// with no other response: a handler that writes into one (h[name][0] = ...)
+// changes its own response only. It costs one allocation. An outcome that
+// becomes the request's context is never reused, so h shares its per-request
+// values.
+func (o *outcome) setHeaderMap(h http.Header, contentType string) {
 	if o.nh == 0 {
+		if contentType != "" {
+			h["Content-Type"] = []string{contentType}
+		}
 		return
 	}
 	var vals *[outcomeVals]string
-	var fixed *[2]string
+	var fixed *[3]string
 	if o.becomesContext() {
-		vals, fixed = &o.vals, new([2]string)
+		vals, fixed = &o.vals, new([3]string)
 	} else {
 		hv := new(headerValues)
 		if o.spilled {
@@ -179,14 +183,19 @@ func (o *outcome) setHeaderMap(h http.Header) {
 			h[headerNames[k]] = vals[j : j+1 : j+1]
 		}
 	}
+	if contentType != "" {
+		fixed[2] = contentType
+		h["Content-Type"] = fixed[2:3:3]
+	}
 }
 
 // headerValues are the values setHeaderMap hands to a Header map, which keeps
-// them after the outcome is reused: the per-request ones, and the limit and
-// the policy, the same for every response but in slices of their own.
+// them after the outcome is reused: the per-request ones, and the limit, the
+// policy and the Content-Type, the same for every response but in slices of
+// their own.
 type headerValues struct {
 	vals  [outcomeVals]string
-	fixed [2]string
+	fixed [3]string
 	buf   [outcomeBufLen]byte
 }
 

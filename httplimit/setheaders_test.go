@@ -36,7 +36,7 @@ func TestSetHeadersOutlivesRelease(t *testing.T) {
 			for range 4 { // the fourth is denied, with Retry-After
 				o := p.decideNow(ctx, get("a"))
 				h := http.Header{}
-				o.setHeaderMap(h)
+				o.setHeaderMap(h, "")
 				w := headersOf(o)
 				for k, v := range w {
 					w[k] = strings.Clone(v) // Header's values die with the outcome
@@ -73,7 +73,7 @@ func TestSetHeadersAllocations(t *testing.T) {
 			h := http.Header{}
 			allocs := testing.AllocsPerRun(200, func() {
 				o := p.decideNow(context.Background(), r)
-				o.setHeaderMap(h)
+				o.setHeaderMap(h, "")
 				p.release(o)
 			})
 			assert.Equal(t, tt.allocs, allocs)
@@ -88,7 +88,7 @@ func TestSetHeadersSharesAContextOutcome(t *testing.T) {
 	p, _ := newPolicy(t, &localMapStore{}, core.GCRA, core.PerSecond(10), nil, WithDecisionInContext())
 	o := p.decideNow(context.Background(), get("192.0.2.1"))
 	shared := http.Header{}
-	o.setHeaderMap(shared)
+	o.setHeaderMap(shared, "")
 	want := http.Header{}
 	for i := range o.numHeaders() {
 		name, vals := o.header(i)
@@ -96,7 +96,7 @@ func TestSetHeadersSharesAContextOutcome(t *testing.T) {
 	}
 	assert.Len(t, shared, 5)
 	assert.Equal(t, want, shared)
-	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { o.setHeaderMap(shared) }))
+	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { o.setHeaderMap(shared, "") }))
 }
 
 // A handler that writes into a header's slice (h[name][0] = ...) changes its
@@ -115,7 +115,7 @@ func TestSetHeadersSlicesAreOwnedByTheResponse(t *testing.T) {
 			ctx := context.Background()
 			first := http.Header{}
 			o := p.decideNow(ctx, get("a"))
-			o.setHeaderMap(first)
+			o.setHeaderMap(first, "")
 			want := http.Header{}
 			for name, vals := range first {
 				want[name] = []string{strings.Clone(vals[0])}
@@ -127,7 +127,7 @@ func TestSetHeadersSlicesAreOwnedByTheResponse(t *testing.T) {
 
 			second := http.Header{}
 			o = p.decideNow(ctx, get("b")) // another key: the same figures as the first
-			o.setHeaderMap(second)
+			o.setHeaderMap(second, "")
 			p.release(o)
 			assert.Equal(t, want, second)
 			assert.Equal(t, "100", second.Get(HeaderXRateLimitLimit))
