@@ -21,7 +21,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"testing"
 	"time"
 
@@ -33,7 +32,6 @@ import (
 	"github.com/go-chi/httprate"
 	"github.com/gofiber/fiber/v2"
 	fiberlimiter "github.com/gofiber/fiber/v2/middleware/limiter"
-	"github.com/labstack/echo/v4"
 	echomiddleware "github.com/labstack/echo/v4/middleware"
 	ulule "github.com/ulule/limiter/v3"
 	ulgin "github.com/ulule/limiter/v3/drivers/middleware/gin"
@@ -161,13 +159,7 @@ func BenchmarkHTTPStdlib(b *testing.B) {
 
 func BenchmarkHTTPGin(b *testing.B) {
 	gin.SetMode(gin.ReleaseMode)
-	ok := func(c *gin.Context) { c.String(200, "ok") }
-	engine := func(mw ...gin.HandlerFunc) *gin.Engine {
-		r := gin.New()
-		r.Use(mw...)
-		r.GET("/", ok)
-		return r
-	}
+	engine := ginEngine
 	b.Run("bare", func(b *testing.B) { runHandler(b, engine()) })
 	for _, v := range rwVariants {
 		b.Run(v.name, func(b *testing.B) {
@@ -185,12 +177,7 @@ func BenchmarkHTTPGin(b *testing.B) {
 }
 
 func BenchmarkHTTPEcho(b *testing.B) {
-	app := func(mw ...echo.MiddlewareFunc) *echo.Echo {
-		e := echo.New()
-		e.Use(mw...)
-		e.GET("/", func(c echo.Context) error { return c.String(200, "ok") })
-		return e
-	}
+	app := echoApp
 	b.Run("bare", func(b *testing.B) { runHandler(b, app()) })
 	for _, v := range rwVariants {
 		b.Run(v.name, func(b *testing.B) {
@@ -317,217 +304,3 @@ func (*pipeConn) RemoteAddr() net.Addr             { return pipePeer }
 func (*pipeConn) SetDeadline(time.Time) error      { return nil }
 func (*pipeConn) SetReadDeadline(time.Time) error  { return nil }
 func (*pipeConn) SetWriteDeadline(time.Time) error { return nil }
-
-// added reports the median time wrapped adds to bare, per request, measured
-// in alternating blocks. bare and wrapped serve perCall requests a call.
-func added(b *testing.B, bare, wrapped func(), perCall int, code func() int) {
-	const block = 64
-	diffs := make([]float64, 0, b.N/block+1)
-	for i := 0; i*block*perCall < b.N; i++ {
-		first, second := bare, wrapped
-		if i%2 == 1 {
-			first, second = wrapped, bare
-		}
-		t0 := time.Now()
-		for range block {
-			first()
-		}
-		t1 := time.Now()
-		for range block {
-			second()
-		}
-		t2 := time.Now()
-		d := float64(t2.Sub(t1)-t1.Sub(t0)) / float64(block*perCall)
-		if i%2 == 1 {
-			d = -d
-		}
-		diffs = append(diffs, d)
-	}
-	if c := code(); c != 200 {
-		b.Fatalf("status %d, want 200", c)
-	}
-	slices.Sort(diffs)
-	b.ReportMetric(diffs[len(diffs)/2], "added-ns/op")
-}
-
-func BenchmarkHTTPAdded(b *testing.B) {
-	gin.SetMode(gin.ReleaseMode)
-	type mw struct {
-		name string
-		make func(b *testing.B) http.Handler
-	}
-	std := http.HandlerFunc(okHandler)
-	ginEngine := func(mw ...gin.HandlerFunc) *gin.Engine {
-		r := gin.New()
-		r.Use(mw...)
-		r.GET("/", func(c *gin.Context) { c.String(200, "ok") })
-		return r
-	}
-	echoApp := func(mw ...echo.MiddlewareFunc) *echo.Echo {
-		e := echo.New()
-		e.Use(mw...)
-		e.GET("/", func(c echo.Context) error { return c.String(200, "ok") })
-		return e
-	}
-	frameworks := []struct {
-		name string
-		bare http.Handler
-		mws  []mw
-	}{
-		{"Stdlib", std, []mw{
-			{"floor-5-headers", func(*testing.B) http.Handler { return fiveHeaders(std) }},
-			{"ulule", func(*testing.B) http.Handler {
-				return ulstdlib.NewMiddleware(ulule.New(ulmemory.NewStore(), ulule.Rate{Period: time.Second, Limit: 1 << 40})).Handler(std)
-			}},
-			{"httprate", func(*testing.B) http.Handler { return httprateByIP()(std) }},
-			{"tollbooth", func(*testing.B) http.Handler {
-				lmt := tollbooth.NewLimiter(1<<40, nil)
-				lmt.SetIPLookups([]string{"RemoteAddr"})
-				return tollbooth.LimitHandler(lmt, std)
-			}},
-			{"sethvargo-httplimit", func(b *testing.B) http.Handler {
-				st, err := memorystore.New(sethvargoConfig)
-				if err != nil {
-					b.Fatal(err)
-				}
-				m, err := svhttplimit.NewMiddleware(st, svhttplimit.IPKeyFunc())
-				if err != nil {
-					b.Fatal(err)
-				}
-				return m.Handle(std)
-			}},
-		}},
-		{"Gin", ginEngine(), []mw{
-			{"floor-5-headers", func(*testing.B) http.Handler {
-				return ginEngine(func(c *gin.Context) { setFiveHeaders(c.Writer.Header()) })
-			}},
-			{"ulule", func(*testing.B) http.Handler {
-				return ginEngine(ulgin.NewMiddleware(ulule.New(ulmemory.NewStore(), ulule.Rate{Period: time.Second, Limit: 1 << 40})))
-			}},
-		}},
-		{"Echo", echoApp(), []mw{
-			{"floor-5-headers", func(*testing.B) http.Handler {
-				return echoApp(func(next echo.HandlerFunc) echo.HandlerFunc {
-					return func(c echo.Context) error {
-						setFiveHeaders(c.Response().Header())
-						return next(c)
-					}
-				})
-			}},
-			{"echo-ratelimiter", func(*testing.B) http.Handler {
-				return echoApp(echomiddleware.RateLimiter(echomiddleware.NewRateLimiterMemoryStoreWithConfig(
-					echomiddleware.RateLimiterMemoryStoreConfig{Rate: rate.Limit(1 << 40), Burst: 1 << 30})))
-			}},
-		}},
-	}
-	for _, v := range rwVariants {
-		frameworks[0].mws = append(frameworks[0].mws, mw{v.name, func(b *testing.B) http.Handler {
-			m, err := stdhttp.New(benchLimiter(b), v.opts...)
-			if err != nil {
-				b.Fatal(err)
-			}
-			return m(std)
-		}})
-		frameworks[1].mws = append(frameworks[1].mws, mw{v.name, func(b *testing.B) http.Handler {
-			m, err := ginmw.New(benchLimiter(b), v.opts...)
-			if err != nil {
-				b.Fatal(err)
-			}
-			return ginEngine(m)
-		}})
-		frameworks[2].mws = append(frameworks[2].mws, mw{v.name, func(b *testing.B) http.Handler {
-			m, err := echomw.New(benchLimiter(b), v.opts...)
-			if err != nil {
-				b.Fatal(err)
-			}
-			return echoApp(m)
-		}})
-	}
-	for _, fw := range frameworks {
-		for _, m := range fw.mws {
-			b.Run(fw.name+"/"+m.name, func(b *testing.B) {
-				bare, _ := serve(fw.bare)
-				wrapped, code := serve(m.make(b))
-				added(b, bare, wrapped, 1, code)
-			})
-		}
-	}
-
-	fiberMws := []struct {
-		name string
-		make func(b *testing.B) fiber.Handler
-	}{
-		{"fiber-limiter", func(*testing.B) fiber.Handler {
-			return fiberlimiter.New(fiberlimiter.Config{Max: 1 << 30, Expiration: time.Minute})
-		}},
-		{"floor-5-headers", func(*testing.B) fiber.Handler {
-			return func(c *fiber.Ctx) error {
-				h := &c.Response().Header
-				for _, f := range fiveFields {
-					h.SetCanonical([]byte(f.name), []byte(f.values[0]))
-				}
-				return c.Next()
-			}
-		}},
-	}
-	for _, v := range rwVariants {
-		fiberMws = append(fiberMws, struct {
-			name string
-			make func(b *testing.B) fiber.Handler
-		}{v.name, func(b *testing.B) fiber.Handler {
-			m, err := fibermw.New(benchLimiter(b), v.opts...)
-			if err != nil {
-				b.Fatal(err)
-			}
-			return m
-		}})
-	}
-	// Fiber: the handler called directly, as the net/http rows call theirs
-	// (the response is never written out). FiberServer: through fasthttp's
-	// server loop, which also writes every header line out.
-	for _, m := range fiberMws {
-		b.Run("Fiber/"+m.name, func(b *testing.B) {
-			bare, _ := serveFastHandler(fiberApp())
-			wrapped, code := serveFastHandler(fiberApp(m.make(b)))
-			added(b, bare, wrapped, 1, code)
-		})
-	}
-	for _, m := range fiberMws {
-		b.Run("FiberServer/"+m.name, func(b *testing.B) {
-			bare, _ := serveFast(fiberApp())
-			wrapped, code := serveFast(fiberApp(m.make(b)))
-			added(b, bare, wrapped, fastBatch, code)
-		})
-	}
-}
-
-// fiveHeaders is the floor of the net/http rows: a middleware that only sets
-// the five header fields ratewarden sets on an allowed request, to constant
-// values, with no limiter and no formatting. What the map inserts, and the
-// copy of the map every ResponseWriter takes on WriteHeader, cost per field,
-// every middleware pays per header it sets. The Gin and Echo rows of the same
-// name do the same from their frameworks' middleware.
-func fiveHeaders(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		setFiveHeaders(w.Header())
-		next.ServeHTTP(w, r)
-	})
-}
-
-// fiveFields are fiveHeaders's fields: what ratewarden would send.
-var fiveFields = [...]struct {
-	name   string
-	values []string
-}{
-	{httplimit.HeaderXRateLimitLimit, []string{"1000000"}},
-	{httplimit.HeaderXRateLimitRemain, []string{"999999"}},
-	{httplimit.HeaderXRateLimitReset, []string{"1"}},
-	{httplimit.HeaderRateLimitPolicy, []string{`"default";q=1000000;w=1`}},
-	{httplimit.HeaderRateLimit, []string{`"default";r=999999;t=1`}},
-}
-
-func setFiveHeaders(h http.Header) {
-	for _, f := range fiveFields {
-		h[f.name] = f.values
-	}
-}
