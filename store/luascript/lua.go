@@ -63,34 +63,48 @@ const luaTTL = `
 // luaMeter is the token bucket, the leaky bucket and GCRA (core/gcra.go): the
 // state is the integer T; a request is admitted when
 // max(T, now) + cost*interval - now <= tau (a cost above the burst never is).
+// A T beyond now + tau, which only a clock that stepped back leaves, reads as
+// now + tau (an empty meter at now), and a spend or a refund writes it so
+// even when denied (core's rebase).
 const luaMeter = luaNow + `
 if cost < 0 then
   local adm = now - tonumber(ARGV[4 + 2 * nk])
   for i = 1, nk do
     local t = tonumber(redis.call('GET', KEYS[i])) or 0
-    local tau = tonumber(ARGV[3 + 2 * i])
+    local tau, t0 = tonumber(ARGV[3 + 2 * i]), t
+    if t - now > tau then t = now + tau end
     if t > now and now - adm < tau then
       local back = -cost * tonumber(ARGV[2 + 2 * i])
       if back > tau then back = tau end
       t = t - back
       if t < now then t = now end
+    end
+    if t ~= t0 then
       local us = t - now` + luaTTL + `      redis.call('SET', KEYS[i], t, 'PX', ms)
     end
   end
   cost = 0
 end
-local reply, nxt = {1, now}, {}
+local reply, nxt, rebased = {1, now}, {}, false
 for i = 1, nk do
   local t = tonumber(redis.call('GET', KEYS[i])) or 0
+  local tau = tonumber(ARGV[3 + 2 * i])
   reply[i + 2] = t
+  if t - now > tau then t, rebased = now + tau, true end
   if now > t then t = now end
   t = t + cost * tonumber(ARGV[2 + 2 * i])
-  if t - now > tonumber(ARGV[3 + 2 * i]) then reply[1] = 0 end
+  if t - now > tau then reply[1] = 0 end
   nxt[i] = t
 end
 if reply[1] == 1 and cost > 0 then
   for i = 1, nk do
     local us = nxt[i] - now` + luaTTL + `    redis.call('SET', KEYS[i], nxt[i], 'PX', ms)
+  end
+elseif rebased and cost > 0 then
+  for i = 1, nk do
+    local us = tonumber(ARGV[3 + 2 * i])
+    if reply[i + 2] - now > us then` + luaTTL + `      redis.call('SET', KEYS[i], now + us, 'PX', ms)
+    end
   end
 end
 return reply
@@ -102,6 +116,9 @@ return reply
 // written), and LIFE and STATELIFE the lifetime of the state it writes. The state
 // is the string "T N P" (the window's start, its count, and for the sliding
 // window the previous window's count). math.fmod is exact, unlike Lua 5.1's %.
+// A window that starts after the one holding now (a clock that stepped back)
+// reads as that one, its counts carried, and a spend or a refund writes it
+// so even when denied (core's rebase).
 const luaWindows = luaNow + `
 if cost < 0 then
   local n, adm, R = -cost, now - tonumber(ARGV[4 + 2 * nk]), {}
@@ -113,11 +130,11 @@ if cost < 0 then
       if not a then return redis.error_reply('ratewarden: malformed state at ' .. KEYS[i]) end
       local st, sn, sp = tonumber(a), tonumber(b), tonumber(c)
       local start = now - math.fmod(now, period)
-      if st > start then start = st end
+      local ost, on, op = st, sn, sp
+      if st > start then st = start end
       local astart = adm - math.fmod(adm, period)
-      local on, op = sn, sp
 REFUND
-      if sn ~= on or sp ~= op then R[i] = {st, sn, sp} end
+      if st ~= ost or sn ~= on or sp ~= op then R[i] = {st, sn, sp} end
     end
   end
   for i = 1, nk do
@@ -128,7 +145,7 @@ REFUND
   end
   cost = 0
 end
-local reply, W, C, V = {1, now}, {}, {}, {}
+local reply, W, C, V, rebased = {1, now}, {}, {}, {}, false
 for i = 1, nk do
   local rate, period = tonumber(ARGV[2 + 2 * i]), tonumber(ARGV[3 + 2 * i])
   local st, sn, sp = 0, 0, 0
@@ -140,13 +157,21 @@ for i = 1, nk do
   end
   reply[3 * i], reply[3 * i + 1], reply[3 * i + 2] = st, sn, sp
   local start = now - math.fmod(now, period)
-  if st > start then start = st end
+  if st > start then st, rebased = start, true end
 FITS
 end
 if reply[1] == 1 and cost > 0 then
   for i = 1, nk do
     local period = tonumber(ARGV[3 + 2 * i])
     local us = LIFE` + luaTTL + `    redis.call('SET', KEYS[i], string.format('%d %d %d', W[i], C[i], V[i]), 'PX', ms)
+  end
+elseif rebased and cost > 0 then
+  for i = 1, nk do
+    local period = tonumber(ARGV[3 + 2 * i])
+    local st = now - math.fmod(now, period)
+    if reply[3 * i] > st then
+      local us = STATELIFE` + luaTTL + `      redis.call('SET', KEYS[i], string.format('%d %d %d', st, reply[3 * i + 1], reply[3 * i + 2]), 'PX', ms)
+    end
   end
 end
 return reply
@@ -236,16 +261,29 @@ local function push(key, ts, count)
   end
 end
 
--- decide returns allowed, exceeds, remaining, reset, retry for limit i.
+-- rebase moves the entries after now (a clock that stepped back left them)
+-- to now, keeping the list's length and order (core's rebase).
+local function rebase(key, total, period)
+  local keep = expired(key, total, now)
+  if keep > 0 then redis.call('LTRIM', key, 0, keep - 1) else redis.call('DEL', key) end
+  push(key, now, total - keep)
+  redis.call('PEXPIRE', key, ttl(period))
+end
+
+-- decide returns allowed, exceeds, remaining, reset, retry for limit i. An
+-- entry after now reads as now; a spend writes it so, even when denied.
 local function decide(i, commit)
   local key, rate, period = KEYS[i], tonumber(ARGV[2 + 2 * i]), tonumber(ARGV[3 + 2 * i])
   local total = redis.call('LLEN', key)
   local drop = expired(key, total, now - period)
   local n = total - drop
-  local reset, newest = 0, now
+  local reset = 0
   if n > 0 then
     local last = tonumber(redis.call('LINDEX', key, -1))
-    if last > newest then newest = last end
+    if last > now then
+      if cost > 0 then rebase(key, total, period) end
+      last = now
+    end
     reset = last + period - now
   end
   if cost > rate then
@@ -253,21 +291,22 @@ local function decide(i, commit)
   end
   if n + cost <= rate then
     if cost > 0 then
-      reset = newest + period - now
+      reset = period
       if commit then
         if drop == total then
           redis.call('DEL', key)
         elseif drop > 0 then
           redis.call('LTRIM', key, drop, -1)
         end
-        push(key, newest, cost)
-        redis.call('PEXPIRE', key, ttl(newest + period - now))
+        push(key, now, cost)
+        redis.call('PEXPIRE', key, ttl(period))
       end
     end
     return {1, 0, rate - n - cost, reset, 0}
   end
   local k = n + cost - rate
   local oldest = tonumber(redis.call('LINDEX', key, drop + k - 1))
+  if oldest > now then oldest = now end
   return {0, 0, rate - n, reset, oldest + period - now}
 end
 
@@ -298,6 +337,7 @@ if cost < 0 then
   for i = 1, nk do
     local key, period = KEYS[i], tonumber(ARGV[3 + 2 * i])
     local total = redis.call('LLEN', key)
+    if total > 0 and tonumber(redis.call('LINDEX', key, -1)) > now then rebase(key, total, period) end
     local upto = expired(key, total, adm)
     local k = upto - expired(key, total, now - period)
     if k > -cost then k = -cost end
