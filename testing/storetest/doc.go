@@ -2,7 +2,9 @@
 // against itself: scripted sequences of (time, key, cost) for every algorithm,
 // refunds included, compared decision by decision with the pure-Go reference
 // (core's TakeRequest.Decide); concurrency cases in which many goroutines
-// hammer one key and exactly the limit must be admitted; and a core.Limiter
+// hammer one key and exactly the limit must be admitted; a clock that steps
+// back by a millisecond, an hour and over a year after a key was drained (no
+// quota minted, recovery at the normal pace); and a core.Limiter
 // over the store, for Peek, Reset, tiers that count a key apart, and refunds
 // (clamped, after the window moved on, racing with spends).
 //

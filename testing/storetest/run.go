@@ -32,6 +32,7 @@ func Run(t *testing.T, newStore NewStore) {
 	t.Run("BadInput", func(t *testing.T) { RunBadInput(t, newStore) })
 	t.Run("Limiter", func(t *testing.T) { RunLimiter(t, newStore) })
 	t.Run("Refunds", func(t *testing.T) { RunRefunds(t, newStore) })
+	t.Run("ClockStepsBack", func(t *testing.T) { RunClockStepsBack(t, newStore) })
 }
 
 // limitSets are the limit configurations every algorithm is driven with.
