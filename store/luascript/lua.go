@@ -16,7 +16,9 @@ package luascript
 // exactly as a peek of the state it left.
 //
 // The meter and window scripts test whether every limit admits the request,
-// write the new states only when all do, and reply with what they read:
+// write the new states only when all do (or, for a denied spend, the rebase of
+// state a clock that stepped back left in the future: core's rebase), and
+// reply with what they read:
 //
 //	{allowed (0/1), now, the state each limit had before the request...}
 //
