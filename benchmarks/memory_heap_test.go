@@ -81,14 +81,11 @@ func BenchmarkMemoryLongKeys(b *testing.B) {
 			for range b.N {
 				allow := ours(core.GCRA).make(b, onePerHour)
 				pad := make([]byte, keyLen)
-				runtime.GC()
-				var before, after runtime.MemStats
-				runtime.ReadMemStats(&before)
+				before := memStatsAfterGC()
 				for i := range n {
 					allow(strconv.Itoa(i) + string(pad[:keyLen-8]))
 				}
-				runtime.GC()
-				runtime.ReadMemStats(&after)
+				after := memStatsAfterGC()
 				runtime.KeepAlive(allow)
 				b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/n, "B/key")
 			}
@@ -96,57 +93,92 @@ func BenchmarkMemoryLongKeys(b *testing.B) {
 	}
 }
 
+// floodGrowthMargin is how much the live heap may grow between the store's
+// first filling of its bound and the flood's end before BenchmarkMemoryFlood
+// fails: once full, a bounded store's heap is flat, and a store whose memory
+// follows the keys it has seen instead of the keys it holds grows tenfold.
+const floodGrowthMargin = 0.25
+
 // BenchmarkMemoryFlood sends 10 million unique keys at a store bounded at one
-// million, with a hot key that keeps sending among them. It reports the heap
-// after 1M and after 10M keys (flat is the target) and fails if the hot key's
-// admissions differ from an unbounded reference's. Under -short it sends a
-// tenth of that at a tenth of the bound.
+// million, with a hot key that keeps sending among them. It reports the live
+// heap and the heap in use (what the process holds from the OS) after 1M and
+// after 10M keys, and per key held at the end, the growth since before the
+// store was made. It fails if the live heap at the end exceeds the one at the
+// bound by more than floodGrowthMargin, or if the hot key's admissions differ
+// from an unbounded reference's. Under -short it sends a tenth of that at a
+// tenth of the bound.
 func BenchmarkMemoryFlood(b *testing.B) {
 	bound, flood := 1_000_000, 10_000_000
 	if testing.Short() {
 		bound, flood = 100_000, 1_000_000
 	}
+	const mb = 1 << 20
 	for _, alg := range []core.Algorithm{core.GCRA, core.TokenBucket, core.SlidingWindow} {
 		b.Run(alg.String(), func(b *testing.B) {
 			for range b.N {
-				st, err := memory.New(memory.WithMaxKeys(bound), memory.WithSweepInterval(0))
-				if err != nil {
-					b.Fatal(err)
+				r := runFlood(b, alg, bound, flood)
+				b.ReportMetric(float64(r.atBound.HeapAlloc)/mb, "heapMB@bound")
+				b.ReportMetric(float64(r.atEnd.HeapAlloc)/mb, "heapMB@end")
+				b.ReportMetric(float64(r.atBound.HeapInuse)/mb, "inuseMB@bound")
+				b.ReportMetric(float64(r.atEnd.HeapInuse)/mb, "inuseMB@end")
+				b.ReportMetric(float64(int64(r.atEnd.HeapAlloc)-int64(r.base.HeapAlloc))/float64(r.held), "live-B/key")
+				b.ReportMetric(float64(int64(r.atEnd.HeapInuse)-int64(r.base.HeapInuse))/float64(r.held), "inuse-B/key")
+				b.ReportMetric(float64(r.held), "keys")
+				if limit := float64(r.atBound.HeapAlloc) * (1 + floodGrowthMargin); float64(r.atEnd.HeapAlloc) > limit {
+					b.Fatalf("live heap grew from %.1f MB at the bound to %.1f MB after the flood, more than %.0f%%",
+						float64(r.atBound.HeapAlloc)/mb, float64(r.atEnd.HeapAlloc)/mb, 100*floodGrowthMargin)
 				}
-				ctx := context.Background()
-				ref := storetest.NewReference()
-				limit := []core.Limit{core.PerMinute(600)}
-				hot := core.TakeRequest{Key: "hot", Algorithm: alg, Limits: limit, Cost: 1}
-				var heapAtBound uint64
-				admitted, want := 0, 0
-				for i := range flood {
-					now := storetest.Start.Add(time.Duration(i) * time.Microsecond)
-					_, err := st.Take(ctx, core.TakeRequest{Key: "flood-" + strconv.Itoa(i), Algorithm: alg, Limits: limit, Cost: 1, Now: now})
-					if err != nil {
-						b.Fatal(err)
-					}
-					if i%100 == 0 {
-						hot.Now = now
-						if d, _ := st.Take(ctx, hot); d.Allowed {
-							admitted++
-						}
-						if d, _ := ref.Take(ctx, hot); d.Allowed {
-							want++
-						}
-					}
-					if i == bound {
-						heapAtBound = memStatsAfterGC().HeapAlloc
-					}
-				}
-				heapAtEnd := memStatsAfterGC().HeapAlloc
-				if admitted != want {
-					b.Fatalf("hot key admitted %d, an unbounded store admits %d", admitted, want)
-				}
-				b.ReportMetric(float64(heapAtBound)/(1<<20), "heapMB@bound")
-				b.ReportMetric(float64(heapAtEnd)/(1<<20), "heapMB@end")
-				b.ReportMetric(float64(st.Len()), "keys")
-				st.Close()
 			}
 		})
 	}
+}
+
+// floodResult is the heap before a flood's store was made, when it first
+// reached its bound, and at the end, with the keys it then held.
+type floodResult struct {
+	base, atBound, atEnd runtime.MemStats
+	held                 int
+}
+
+// runFlood sends flood unique keys at a store of alg bounded at bound, with
+// a hot key sending once every 100 keys, and fails if the hot key's
+// admissions differ from an unbounded reference's.
+func runFlood(b *testing.B, alg core.Algorithm, bound, flood int) floodResult {
+	var r floodResult
+	r.base = memStatsAfterGC()
+	st, err := memory.New(memory.WithMaxKeys(bound), memory.WithSweepInterval(0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = st.Close() }()
+	ctx := context.Background()
+	ref := storetest.NewReference()
+	limit := []core.Limit{core.PerMinute(600)}
+	hot := core.TakeRequest{Key: "hot", Algorithm: alg, Limits: limit, Cost: 1}
+	admitted, want := 0, 0
+	for i := range flood {
+		now := storetest.Start.Add(time.Duration(i) * time.Microsecond)
+		_, err := st.Take(ctx, core.TakeRequest{Key: "flood-" + strconv.Itoa(i), Algorithm: alg, Limits: limit, Cost: 1, Now: now})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i%100 == 0 {
+			hot.Now = now
+			if d, _ := st.Take(ctx, hot); d.Allowed {
+				admitted++
+			}
+			if d, _ := ref.Take(ctx, hot); d.Allowed {
+				want++
+			}
+		}
+		if i == bound {
+			r.atBound = memStatsAfterGC()
+		}
+	}
+	r.atEnd = memStatsAfterGC()
+	r.held = st.Len()
+	if admitted != want {
+		b.Fatalf("hot key admitted %d, an unbounded store admits %d", admitted, want)
+	}
+	return r
 }
