@@ -6,6 +6,7 @@ require (
 	github.com/gofiber/fiber/v2 v2.52.15
 	github.com/ratewarden/ratewarden v0.1.0
 	github.com/stretchr/testify v1.12.1
+	github.com/valyala/fasthttp v1.51.0
 )
 
 require (
@@ -18,7 +19,6 @@ require (
 	github.com/mattn/go-runewidth v0.0.16 // indirect
 	github.com/rivo/uniseg v0.2.0 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
-	github.com/valyala/fasthttp v1.51.0 // indirect
 	github.com/valyala/tcplisten v1.0.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.28.0 // indirect

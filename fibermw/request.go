@@ -3,6 +3,7 @@ package fibermw
 import (
 	"context"
 	"net"
+	"net/http"
 	"strings"
 	"time"
 	"unsafe"
@@ -15,7 +16,8 @@ import (
 // httplimit.ResponseWriter of its response: one pointer, so passing it as
 // either interface does not allocate. fasthttp reuses its buffers once the
 // handler returns, so every string handed out is a copy (made only when asked
-// for), except the route pattern, which the app owns.
+// for), except the route pattern, which the app owns, a standard method (a
+// constant), and what PeekHeader returns to the policy, which keeps none of it.
 type request struct{ c *fiber.Ctx }
 
 // RemoteAddr is the peer's IP (without the port, which costs an allocation
@@ -33,6 +35,10 @@ func (v request) RemoteAddr() string {
 
 func (v request) Header(name string) string { return strings.Clone(v.c.Get(name)) }
 
+// PeekHeader is Header without the copy (httplimit.HeaderPeeker): the value
+// lies in fasthttp's buffers, valid only during the request.
+func (v request) PeekHeader(name string) string { return v.c.Get(name) }
+
 func (v request) HeaderValues(name string) []string {
 	raw := v.c.Request().Header.PeekAll(name)
 	if len(raw) == 0 {
@@ -45,9 +51,31 @@ func (v request) HeaderValues(name string) []string {
 	return out
 }
 
-func (v request) Method() string { return strings.Clone(v.c.Method()) }
-func (v request) Path() string   { return strings.Clone(v.c.Path()) }
-func (v request) Route() string  { return v.c.Route().Path }
+// Method is the request's method: one of net/http's constants for a
+// standard method, which costs no copy, or a copy of another.
+func (v request) Method() string {
+	switch m := v.c.Method(); m {
+	case "GET":
+		return http.MethodGet
+	case "HEAD":
+		return http.MethodHead
+	case "POST":
+		return http.MethodPost
+	case "PUT":
+		return http.MethodPut
+	case "PATCH":
+		return http.MethodPatch
+	case "DELETE":
+		return http.MethodDelete
+	case "OPTIONS":
+		return http.MethodOptions
+	default:
+		return strings.Clone(m)
+	}
+}
+
+func (v request) Path() string  { return strings.Clone(v.c.Path()) }
+func (v request) Route() string { return v.c.Route().Path }
 
 // Context returns the request's context as seen from Fiber: Value finds what
 // c.Locals stored first, then what c.UserContext() holds (see

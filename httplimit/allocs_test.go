@@ -63,3 +63,32 @@ func discardBody(w ResponseWriter) ResponseWriter {
 	}
 	return w
 }
+
+// peekingReq is a request view that can peek at its headers: its Header
+// would copy, so the policy must not call it for Accept.
+type peekingReq struct {
+	*fakereq.Request
+	copies int
+}
+
+func (r *peekingReq) Header(name string) string {
+	r.copies++
+	return r.Request.Header(name)
+}
+
+func (r *peekingReq) PeekHeader(name string) string { return r.Request.Header(name) }
+
+// The Accept header of an answer is peeked at, not copied, when the view can
+// peek (HeaderPeeker), and still negotiates the body.
+func TestAcceptIsPeeked(t *testing.T) {
+	p, _ := newPolicy(t, &mapStore{}, core.GCRA, core.PerHour(1), nil)
+	r := &peekingReq{Request: fakereq.New("192.0.2.1:1", "Accept", "application/json")}
+	_, next := p.Handle(context.Background(), r, newSetterWriter())
+	require.True(t, next)
+	w := newSetterWriter()
+	_, next = p.Handle(context.Background(), r, w)
+	require.False(t, next)
+	assert.Equal(t, 429, w.status)
+	assert.Equal(t, ContentTypeProblemJSON, w.headers["Content-Type"])
+	assert.Zero(t, r.copies)
+}

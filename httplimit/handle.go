@@ -73,6 +73,23 @@ type Arrival interface {
 	ArrivedAt() time.Time
 }
 
+// HeaderPeeker is implemented by a request view whose server keeps headers
+// in buffers it reuses (fasthttp), so that its Header must copy: PeekHeader
+// returns the value without copying, valid only while the request is being
+// decided. The policy reads the Accept header of an answer it writes (a
+// denial, a key error, a failed store) this way, and keeps nothing of it.
+type HeaderPeeker interface {
+	PeekHeader(name string) string
+}
+
+// accept returns r's Accept header, without a copy when r can peek.
+func accept(r keyfuncs.Request) string {
+	if hp, ok := r.(HeaderPeeker); ok {
+		return hp.PeekHeader("Accept")
+	}
+	return r.Header("Accept")
+}
+
 // HoldContext is implemented by a request view whose server signals the end of
 // a request other than through its context: a held leaky-bucket request stops
 // waiting when HoldContext's context ends (fasthttp's RequestCtx, at server

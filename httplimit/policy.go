@@ -236,7 +236,7 @@ func (p *Policy) deny(o *outcome, r keyfuncs.Request, latency time.Duration) *ou
 	case p.responder != nil:
 		o.response = response(p.responder(r, *d), 429, head)
 	default:
-		o.response = o.t.perLimit[d.Index].denied[b2i(acceptsJSON(r.Header("Accept")))][b2i(head)]
+		o.response = o.t.perLimit[d.Index].denied[b2i(acceptsJSON(accept(r)))][b2i(head)]
 	}
 	return o
 }
@@ -270,9 +270,9 @@ func (p *Policy) keyError(r keyfuncs.Request, err error) *outcome {
 		return &outcome{action: actionRespond, response: response(p.keyResp(r, err), KeyErrorProblem(err).Status, head)}
 	}
 	if peer {
-		return p.peerOutcomes[b2i(acceptsJSON(r.Header("Accept")))][b2i(head)]
+		return p.peerOutcomes[b2i(acceptsJSON(accept(r)))][b2i(head)]
 	}
-	return p.keyOutcomes[b2i(acceptsJSON(r.Header("Accept")))][b2i(head)]
+	return p.keyOutcomes[b2i(acceptsJSON(accept(r)))][b2i(head)]
 }
 
 // limiterError reports a limiter error and fails open or closed (a dry run
@@ -295,7 +295,7 @@ func (p *Policy) limiterError(r keyfuncs.Request, t *tier, err error, latency ti
 	if !closed {
 		return p.passOutcome
 	}
-	return p.failOutcomes[b2i(acceptsJSON(r.Header("Accept")))][b2i(r.Method() == "HEAD")]
+	return p.failOutcomes[b2i(acceptsJSON(accept(r)))][b2i(r.Method() == "HEAD")]
 }
 
 // response completes a responder's answer: a default status, no body to HEAD.
