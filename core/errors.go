@@ -18,6 +18,11 @@ var (
 	// ErrClock reports a time outside the range the algorithms accept
 	// (the Unix epoch to MaxTime).
 	ErrClock = errors.New("ratewarden: time out of range")
+	// ErrStoreFull is returned by a store that holds as many keys as it may
+	// and refuses a new one (store/memory's WithRefuseWhenFull), while the keys
+	// it holds keep their exact counts. The HTTP layer answers it as it does a
+	// store failure under fail closed: 503 with Retry-After.
+	ErrStoreFull = errors.New("ratewarden: store full")
 	// ErrStoreClosed is returned by a store used after Close.
 	ErrStoreClosed = errors.New("ratewarden: store closed")
 	// ErrUnsupported reports an operation the store does not implement.

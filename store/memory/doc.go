@@ -31,8 +31,20 @@
 // exact count. An evicted key that comes back starts fresh: under a sustained
 // flood larger than the bound, a client who rotates through more keys than the
 // bound can get fresh quota, which is the price of bounded memory. Size the bound
-// for your legitimate clients. Store.Stats reports the keys held and how many
-// were evicted, for the metrics modules to export.
+// for your legitimate clients.
+//
+// WithRefuseWhenFull trades eviction for refusal, as nginx's full zone does:
+// a new key finding its shard full gets an error wrapping core.ErrStoreFull
+// (the request gets 503 with Retry-After from package httplimit), and every
+// key held keeps its exact count. Before refusing, a new key may take the
+// place of a held key whose state has fully recovered (it decides as a new
+// key would, so nothing is lost), found within a few slots of the CLOCK hand,
+// so a refusal costs no scan of the table; the sweeper reclaims the rest. The
+// bound is split over the shards, so a store refuses a new key when the
+// key's shard is full, slightly before the whole store is.
+//
+// Store.Stats reports the keys held and how many were evicted or refused,
+// for the metrics modules to export.
 //
 // # Refunds
 //

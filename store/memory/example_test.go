@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -62,5 +63,35 @@ func ExampleStore_Stats() {
 		_, _ = lim.Allow(context.Background(), key)
 	}
 	fmt.Printf("%+v\n", st.Stats())
-	// Output: {Keys:2 Evictions:2}
+	// Output: {Keys:2 Evictions:2 Refused:0}
+}
+
+// A full store that refuses new keys instead of evicting held ones: the new
+// key gets core.ErrStoreFull (package httplimit answers 503 with
+// Retry-After), and the key already held keeps its count.
+func ExampleWithRefuseWhenFull() {
+	st, err := memory.New(memory.WithMaxKeys(1), memory.WithRefuseWhenFull())
+	if err != nil {
+		panic(err)
+	}
+	defer st.Close()
+
+	clock := core.NewManualClock(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC))
+	lim, err := core.NewLimiter(st, core.FixedWindow, core.PerMinute(3), core.WithClock(clock))
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	d, _ := lim.Allow(ctx, "alice")
+	fmt.Printf("alice: allowed=%v remaining=%d\n", d.Allowed, d.Remaining)
+	_, err = lim.Allow(ctx, "bob")
+	fmt.Printf("bob: full=%v\n", errors.Is(err, core.ErrStoreFull))
+	d, _ = lim.Allow(ctx, "alice")
+	fmt.Printf("alice: allowed=%v remaining=%d\n", d.Allowed, d.Remaining)
+	fmt.Printf("refused=%d\n", st.Stats().Refused)
+	// Output:
+	// alice: allowed=true remaining=2
+	// bob: full=true
+	// alice: allowed=true remaining=1
+	// refused=1
 }

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -30,14 +31,16 @@ type shard struct {
 	words   index[atomic.Int64]
 	entries index[atomic.Pointer[entry]]
 	bound   int
+	refuse  bool          // refuse new keys when full instead of evicting
 	evicted uint64        // keys evicted with live state, under mu
+	refused uint64        // new keys refused when full, under mu
 	seen    *atomic.Int64 // the store's latest request time seen by an insert
 	_       [64]byte      // keep neighbouring shards' mutexes off one cache line
 }
 
-func (sh *shard) init(bound int, seen *atomic.Int64) {
+func (sh *shard) init(bound int, seen *atomic.Int64, refuse bool) {
 	maxCap := tableCap(bound)
-	sh.bound, sh.seen = bound, seen
+	sh.bound, sh.seen, sh.refuse = bound, seen, refuse
 	sh.words.init(maxCap, valueOps[atomic.Int64]{move: moveWord, kill: killWord})
 	sh.entries.init(maxCap, valueOps[atomic.Pointer[entry]]{move: moveEntry, kill: killEntry})
 }
@@ -81,16 +84,35 @@ func killEntry(p *atomic.Pointer[entry], now int64, force bool) bool {
 	return true
 }
 
-// makeRoom notes the request time for the sweeper, and evicts one key when
-// the shard is at its bound, preferring the table the new key goes to.
-func (sh *shard) makeRoom(forWords bool, now int64) {
+// reclaimBudget is how many slots of each table a full shard that refuses new
+// keys searches for recovered state before it refuses.
+const reclaimBudget = 64
+
+// errFull is what Take returns for a new key a full shard refuses.
+var errFull = fmt.Errorf("memory: key bound reached, new key refused: %w", core.ErrStoreFull)
+
+// makeRoom notes the request time for the sweeper, and makes room for one
+// key when the shard is at its bound, preferring the table the new key goes
+// to: it evicts one key, or, when the shard refuses new keys, reclaims a
+// recovered state found within reclaimBudget slots. It reports whether there
+// is room.
+func (sh *shard) makeRoom(forWords bool, now int64) bool {
 	for v := sh.seen.Load(); now > v && !sh.seen.CompareAndSwap(v, now); v = sh.seen.Load() {
 	}
 	if sh.words.live+sh.entries.live < sh.bound {
-		return
+		return true
+	}
+	wordsFirst := forWords && sh.words.live > 0 || sh.entries.live == 0
+	if sh.refuse {
+		if wordsFirst && sh.words.reclaim(now, reclaimBudget) || sh.entries.reclaim(now, reclaimBudget) ||
+			!wordsFirst && sh.words.reclaim(now, reclaimBudget) {
+			return true
+		}
+		sh.refused++
+		return false
 	}
 	var evicted bool
-	if forWords && sh.words.live > 0 || sh.entries.live == 0 {
+	if wordsFirst {
 		evicted = sh.words.evict(now)
 	} else {
 		evicted = sh.entries.evict(now)
@@ -98,6 +120,7 @@ func (sh *shard) makeRoom(forWords bool, now int64) {
 	if evicted {
 		sh.evicted++
 	}
+	return true
 }
 
 // takeWord decides a one-word algorithm under one limit into d: a lock-free
@@ -122,7 +145,11 @@ func (sh *shard) takeWord(d *core.Decision, tag uint64, req *core.TakeRequest, n
 		var st [1]core.State
 		err := req.Decide(d, st[:], now)
 		if err == nil && st[0].T != 0 {
-			sh.makeRoom(true, now)
+			if !sh.makeRoom(true, now) {
+				sh.mu.Unlock()
+				*d = core.Decision{}
+				return errFull
+			}
 			sh.words.grow()
 			s := sh.words.claim(tag)
 			s.val.Store(st[0].T)
@@ -181,6 +208,10 @@ func (sh *shard) takeEntry(tag uint64, req *core.TakeRequest, now int64) (core.D
 		}
 		err := req.Decide(&d, states, now)
 		if err == nil && d.Allowed && req.Cost > 0 {
+			if !sh.makeRoom(false, now) {
+				sh.mu.Unlock()
+				return core.Decision{}, errFull
+			}
 			e := &entry{}
 			if len(limits) == 1 {
 				e.states = e.one[:]
@@ -189,7 +220,6 @@ func (sh *shard) takeEntry(tag uint64, req *core.TakeRequest, now int64) (core.D
 			}
 			copy(e.states, states)
 			e.freshAt.Store(req.FreshAt(e.states))
-			sh.makeRoom(false, now)
 			sh.entries.grow()
 			s := sh.entries.claim(tag)
 			s.val.Store(e)

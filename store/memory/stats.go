@@ -10,6 +10,9 @@ type Stats struct {
 	// was lost (see the package doc's eviction policy). State dropped because
 	// it had recovered is not counted; it decides as a new key would.
 	Evictions uint64
+	// Refused counts, since New, the new keys refused because the store was
+	// full (only under WithRefuseWhenFull, which evicts nothing).
+	Refused uint64
 }
 
 // Stats returns the store's occupancy. It takes each shard's lock in turn,
@@ -22,6 +25,7 @@ func (s *Store) Stats() Stats {
 		sh.mu.Lock()
 		st.Keys += sh.words.live + sh.entries.live
 		st.Evictions += sh.evicted
+		st.Refused += sh.refused
 		sh.mu.Unlock()
 	}
 	return st

@@ -37,6 +37,7 @@ type config struct {
 	shards     int
 	clock      core.Clock
 	sweepEvery time.Duration
+	refuse     bool
 }
 
 // DefaultMaxKeys is the default bound on the number of keys a Store holds.
@@ -50,6 +51,23 @@ func WithMaxKeys(n int) Option {
 			return fmt.Errorf("%w: max keys must be at least 1, got %d", core.ErrInvalidOption, n)
 		}
 		c.maxKeys = n
+		return nil
+	}
+}
+
+// WithRefuseWhenFull makes a full store refuse new keys instead of evicting
+// held ones, as nginx's full zone does: a request for a key the store does
+// not hold, when the store holds WithMaxKeys keys, gets an error wrapping
+// core.ErrStoreFull (package httplimit answers 503 with Retry-After and tells
+// the observer), while every key already held keeps its exact count. Before
+// refusing, the new key may still take the place of a held key whose state
+// has fully recovered (it decides as a new key would, so no count is lost),
+// searched among a few slots only; the sweeper reclaims the rest. Peeks and
+// refunds of keys not held need no room and are never refused. Stats counts
+// the refusals.
+func WithRefuseWhenFull() Option {
+	return func(c *config) error {
+		c.refuse = true
 		return nil
 	}
 }
@@ -126,7 +144,7 @@ func New(opts ...Option) (*Store, error) {
 	// key more than the others.
 	base, extra := c.maxKeys/c.shards, c.maxKeys%c.shards
 	for i := range s.shards {
-		s.shards[i].init(base+min(1, max(0, extra-i)), &s.seen)
+		s.shards[i].init(base+min(1, max(0, extra-i)), &s.seen, c.refuse)
 	}
 	if s.sweepEvery > 0 {
 		go s.sweeper()

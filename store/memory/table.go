@@ -167,6 +167,22 @@ func (x *index[V]) evict(now int64) bool {
 	return false
 }
 
+// reclaim runs the CLOCK hand over at most budget slots and removes the
+// first state that has recovered by now, leaving every reference bit as it
+// is; it reports whether it removed one. Bounded, so a full store that
+// refuses new keys does no O(n) scan per refusal.
+func (x *index[V]) reclaim(now int64, budget int) bool {
+	t := x.cur.Load()
+	for range min(budget, len(t.slots)) {
+		s := &t.slots[x.hand&t.mask]
+		x.hand++
+		if k := s.key.Load(); k != emptyKey && k != deadKey && x.remove(s, now, false) {
+			return true
+		}
+	}
+	return false
+}
+
 // rebuild copies the live keys into a new table of the given size, dropping
 // the dead ones, and publishes it.
 func (x *index[V]) rebuild(size int) {
