@@ -3,4 +3,18 @@
 // peers appear in no user's go.sum. Run everything with
 //
 //	go test -run '^$' -bench . ./benchmarks/
+//
+// Every peer row calls the peer's own code path through its public API; none
+// is an approximation of a library. Rows named floor-* run no limiter: they
+// do the least the row's work needs (a clock read and a compare-and-swap on
+// one word, five constant header fields), so the other rows read against
+// them. The in-process rows report allowed/op and fail when a row meant to
+// admit denied, or one meant to deny admitted.
+//
+// The files, by topic: memory_test.go (one hot key, admitted and denied; a
+// million keys), memory_peers_test.go (those rows' peers), memory_heap_test.go
+// (heap per key at several key counts, long keys, a flood of unique keys),
+// http_test.go and http_added_test.go (the middleware of every framework),
+// features_test.go (what each production feature adds), redis_test.go (the
+// Redis stores, and their exactness across clients).
 package benchmarks

@@ -306,3 +306,22 @@ func admissions(allow allowFunc, key string, n int) int {
 	}
 	return admitted
 }
+
+// TestOurRowsAllocateNothing asserts what the hot-key rows' allocs/op column
+// reports for ratewarden: a decision on a key the store holds, admitted or
+// denied, allocates nothing.
+func TestOurRowsAllocateNothing(t *testing.T) {
+	for _, q := range []quota{admitAll, onePerHour} {
+		for _, alg := range core.Algorithms() {
+			im := ours(alg)
+			if q == admitAll && im.deniesOnly {
+				continue
+			}
+			t.Run(q.String()+"/"+im.name, func(t *testing.T) {
+				allow := im.make(t, q)
+				allow("hot")
+				assert.Zero(t, testing.AllocsPerRun(1000, func() { allow("hot") }))
+			})
+		}
+	}
+}
