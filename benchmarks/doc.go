@@ -14,7 +14,9 @@
 // The files, by topic: memory_test.go (one hot key, admitted and denied; a
 // million keys), memory_peers_test.go (those rows' peers), memory_heap_test.go
 // (heap per key at several key counts, long keys, a flood of unique keys),
-// http_test.go and http_added_test.go (the middleware of every framework),
+// http_test.go and http_added_test.go (the middleware of every framework, on
+// allowed requests), http_denied_test.go (denied requests through Fiber),
 // features_test.go (what each production feature adds), redis_test.go (the
-// Redis stores, and their exactness across clients).
+// Redis stores, and their exactness across clients), redis_memory_test.go
+// (what each Redis limiter costs Redis in memory per key).
 package benchmarks
