@@ -29,8 +29,13 @@ func PerIP(limit string) fiber.Handler {
 // route. The store is called with c.UserContext(), and a limiter on the
 // system clock decides at the instant fasthttp stamped on the request when it
 // read it (RequestCtx.Time), without reading the clock again. fasthttp does
-// not report a client that hangs up, so a held leaky-bucket request waits its
-// whole delay, or until the server shuts down. Under httplimit.WithRefund the
+// not report a client that hangs up, so while the middleware holds a
+// leaky-bucket request it checks the connection every
+// httplimit.HangUpCheckInterval, with a peek at the socket that neither waits
+// nor consumes what the client sent (on Linux, macOS and the BSDs), and drops
+// the request once its client closed it; the server's shutdown ends a hold
+// too. Under TLS a client that closes with a close_notify alert first is not
+// noticed, and its request waits its whole delay. Under httplimit.WithRefund the
 // status is the response's once the handler returned or, when it returned an
 // error, the one Fiber's default error handler gives it (a *fiber.Error's
 // Code, else 500).

@@ -1,9 +1,12 @@
 package fibermw_test
 
 import (
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/stretchr/testify/assert"
@@ -22,13 +25,18 @@ type peerAddr string
 func (a peerAddr) Network() string { return "tcp" }
 func (a peerAddr) String() string  { return string(a) }
 
-func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...httplimit.Option) (*adaptertest.Server, error) {
+// newApp serves the conformance app on a real loopback listener, so that a
+// client can hang up while its request is held.
+func newApp(t *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...httplimit.Option) (*adaptertest.Server, error) {
 	mw, err := fibermw.New(lim, opts...)
 	if err != nil {
 		return nil, err
 	}
 	app := fiber.New(fiber.Config{ReadBufferSize: 1 << 20, DisableStartupMessage: true})
+	var inFlight sync.WaitGroup
 	app.Use(func(c *fiber.Ctx) error {
+		inFlight.Add(1)
+		defer inFlight.Done()
 		if p := c.Get(adaptertest.PeerHeader); p != "" {
 			c.Context().SetRemoteAddr(peerAddr(p))
 		}
@@ -47,11 +55,39 @@ func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...http
 		app.Get(path, mw, handle) // Get also serves HEAD
 		app.Post(path, mw, handle)
 	}
-	return &adaptertest.Server{Do: func(r *http.Request) (*http.Response, error) { return app.Test(r, -1) }}, nil
+	return serveOnLoopback(t, app, &inFlight), nil
+}
+
+// serveOnLoopback runs app on a loopback listener. Its Close waits for the requests in
+// flight before it shuts the app down, since Fiber's shutdown would end a
+// held request by itself, whatever its client did.
+func serveOnLoopback(t *testing.T, app *fiber.App, inFlight *sync.WaitGroup) *adaptertest.Server {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	go func() { _ = app.Listener(ln) }()
+	tr := &http.Transport{}
+	client := &http.Client{Transport: tr}
+	return &adaptertest.Server{
+		Do: func(r *http.Request) (*http.Response, error) {
+			r.URL.Scheme, r.URL.Host, r.Host = "http", ln.Addr().String(), ""
+			return client.Do(r)
+		},
+		Close: func() {
+			tr.CloseIdleConnections()
+			done := make(chan struct{})
+			go func() { inFlight.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Error("a request is still in flight 10 s after the test")
+			}
+			_ = app.Shutdown()
+		},
+	}
 }
 
 func TestConformance(t *testing.T) {
-	adaptertest.Run(t, adaptertest.Adapter{New: newApp, RenderJSON: renderJSON})
+	adaptertest.Run(t, adaptertest.Adapter{New: newApp, RenderJSON: renderJSON, Disconnects: true})
 }
 
 // renderJSON renders with Fiber's c.JSON.

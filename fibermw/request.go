@@ -90,6 +90,12 @@ func (v request) ClientIP() string { return strings.Clone(v.c.IP()) }
 // fasthttp's RequestCtx, which ends when the server shuts down.
 func (v request) HoldContext() context.Context { return v.c.Context() }
 
+// ClientHungUp reports whether the client closed its connection
+// (httplimit.HangUpChecker), which fasthttp does not report while a handler
+// runs: a held request asks it now and then, with a peek at the socket that
+// neither waits nor consumes what the client sent.
+func (v request) ClientHungUp() bool { return hungUp(v.c.Context().Conn()) }
+
 // ArrivedAt is the instant fasthttp read the request (httplimit.Arrival).
 func (v request) ArrivedAt() time.Time { return v.c.Context().Time() }
 

@@ -21,15 +21,15 @@ func TestOutcomeWait(t *testing.T) {
 		o := p.decideNow(context.Background(), get("a"))
 		require.Equal(t, time.Second, o.decision.Delay)
 		start := time.Now()
-		assert.True(t, o.wait(context.Background()))
+		assert.True(t, o.wait(context.Background(), nil))
 		assert.Equal(t, time.Second, time.Since(start))
 
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(300*time.Millisecond, cancel)
 		start = time.Now()
-		assert.False(t, o.wait(ctx), "a client that leaves stops the wait")
+		assert.False(t, o.wait(ctx, nil), "a client that leaves stops the wait")
 		assert.Equal(t, 300*time.Millisecond, time.Since(start))
-		assert.False(t, o.wait(ctx))
+		assert.False(t, o.wait(ctx, nil))
 	})
 }
 

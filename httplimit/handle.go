@@ -93,11 +93,26 @@ func accept(r keyfuncs.Request) string {
 // HoldContext is implemented by a request view whose server signals the end of
 // a request other than through its context: a held leaky-bucket request stops
 // waiting when HoldContext's context ends (fasthttp's RequestCtx, at server
-// shutdown, since fasthttp does not report a client that hangs up) instead of
-// Handle's ctx.
+// shutdown) instead of Handle's ctx.
 type HoldContext interface {
 	HoldContext() context.Context
 }
+
+// HangUpChecker is implemented by a request view whose server does not end
+// the request's context when its client hangs up (fasthttp): ClientHungUp
+// reports, without blocking, whether the client is known to have closed its
+// connection. A held leaky-bucket request asks it every HangUpCheckInterval
+// while it waits, and once more before it goes on, and is dropped as soon as
+// it says so. Only held requests ask: the others cost nothing.
+type HangUpChecker interface {
+	ClientHungUp() bool
+}
+
+// HangUpCheckInterval is how often a held request asks a HangUpChecker
+// whether its client is still there: a client that left is noticed within
+// this time, at the cost of one check (a system call, for fasthttp) per
+// interval per held request.
+const HangUpCheckInterval = 100 * time.Millisecond
 
 // headerMap is the net/http way to set headers (see ResponseWriter).
 type headerMap interface {
@@ -130,7 +145,7 @@ func (p *Policy) Handle(ctx context.Context, r keyfuncs.Request, w ResponseWrite
 	writeHeaders(o, w, "")
 	// Only a held request asks whether its client is still there: ctx.Err
 	// costs, and a server may hand every request a context that never ends.
-	if o.decision.Delay > 0 && !o.wait(holdContext(ctx, r)) {
+	if o.decision.Delay > 0 && !o.wait(holdContext(ctx, r), hangUpChecker(r)) {
 		p.release(o)
 		return Pass{ctx: ctx}, false
 	}
@@ -175,6 +190,12 @@ func holdContext(ctx context.Context, r keyfuncs.Request) context.Context {
 		return h.HoldContext()
 	}
 	return ctx
+}
+
+// hangUpChecker returns r as a HangUpChecker, or nil.
+func hangUpChecker(r keyfuncs.Request) HangUpChecker {
+	hc, _ := r.(HangUpChecker)
+	return hc
 }
 
 // release hands an outcome back for reuse by later requests, which saves its

@@ -107,19 +107,32 @@ func (o *outcome) header(i int) (name string, values []string) {
 }
 
 // wait holds the request for decision.Delay. It returns false when ctx ends
-// first (the client went away): the request is then dropped. Holding uses a
-// real timer.
-func (o *outcome) wait(ctx context.Context) bool {
+// first, or when hc, unless nil, reports that the client hung up, checked
+// every HangUpCheckInterval and at the end: the client went away, and the
+// request is dropped. Holding uses a real timer.
+func (o *outcome) wait(ctx context.Context, hc HangUpChecker) bool {
 	if o.decision.Delay <= 0 {
 		return ctx.Err() == nil
 	}
 	t := time.NewTimer(o.decision.Delay)
 	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
+	var check <-chan time.Time
+	if hc != nil {
+		tick := time.NewTicker(HangUpCheckInterval)
+		defer tick.Stop()
+		check = tick.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+			return hc == nil || !hc.ClientHungUp()
+		case <-check:
+			if hc.ClientHungUp() {
+				return false
+			}
+		}
 	}
 }
 

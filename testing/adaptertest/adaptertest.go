@@ -55,7 +55,9 @@ type Server struct {
 	// the response.
 	Do func(r *http.Request) (*http.Response, error)
 	// Close stops the app and waits for every request in flight; nil when
-	// there is nothing to stop.
+	// there is nothing to stop. It must not end requests in flight itself
+	// (Fiber's Shutdown ends a held request's wait): the suite checks that
+	// a request whose client hung up ends by itself.
 	Close func()
 }
 
