@@ -14,16 +14,6 @@ const (
 	wordDeleted int64 = -2 // the key was removed: insert it again
 )
 
-// entry holds the states of one key under the algorithms that need more than
-// one word, or under several limits.
-type entry struct {
-	mu      sync.Mutex
-	dead    bool
-	freshAt atomic.Int64
-	states  []core.State
-	one     [1]core.State
-}
-
 // shard is one lock domain: a mutex for inserts and removals, and the two
 // tables it guards. Lookups and updates of existing keys take no shard lock.
 type shard struct {
@@ -34,6 +24,7 @@ type shard struct {
 	refuse  bool          // refuse new keys when full instead of evicting
 	evicted uint64        // keys evicted with live state, under mu
 	refused uint64        // new keys refused when full, under mu
+	free    []*entry      // killed entries kept for new keys, under mu
 	seen    *atomic.Int64 // the store's latest request time seen by an insert
 	_       [64]byte      // keep neighbouring shards' mutexes off one cache line
 }
@@ -42,7 +33,7 @@ func (sh *shard) init(bound int, seen *atomic.Int64, refuse bool) {
 	maxCap := tableCap(bound)
 	sh.bound, sh.seen, sh.refuse = bound, seen, refuse
 	sh.words.init(maxCap, valueOps[atomic.Int64]{move: moveWord, kill: killWord})
-	sh.entries.init(maxCap, valueOps[atomic.Pointer[entry]]{move: moveEntry, kill: killEntry})
+	sh.entries.init(maxCap, valueOps[atomic.Pointer[entry]]{move: moveEntry, kill: sh.killEntry})
 }
 
 func moveWord(from, to *atomic.Int64) bool {
@@ -65,23 +56,6 @@ func killWord(w *atomic.Int64, now int64, force bool) bool {
 			return true
 		}
 	}
-}
-
-func moveEntry(from, to *atomic.Pointer[entry]) bool {
-	to.Store(from.Load())
-	return true
-}
-
-func killEntry(p *atomic.Pointer[entry], now int64, force bool) bool {
-	e := p.Load()
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if !force && e.freshAt.Load() > now {
-		return false
-	}
-	e.dead = true
-	p.Store(nil) // the dead slot must not keep the entry alive until a rebuild
-	return true
 }
 
 // reclaimBudget is how many slots of each table a full shard that refuses new
@@ -175,57 +149,5 @@ func applyWord(d *core.Decision, w *atomic.Int64, req *core.TakeRequest, now int
 			st := [1]core.State{{T: v}}
 			return 0, req.Decide(d, st[:], now)
 		}
-	}
-}
-
-// takeEntry decides under the key's entry lock, inserting the entry under the
-// shard's mutex when the key is new.
-func (sh *shard) takeEntry(tag uint64, req *core.TakeRequest, now int64) (core.Decision, error) {
-	limits := req.Limits
-	var d core.Decision
-	for {
-		if s, ok := sh.entries.find(tag); ok {
-			if e := s.val.Load(); e != nil {
-				e.mu.Lock()
-				if !e.dead {
-					err := req.Decide(&d, e.states, now)
-					e.freshAt.Store(req.FreshAt(e.states))
-					e.mu.Unlock()
-					return d, err
-				}
-				e.mu.Unlock()
-			}
-		}
-		sh.mu.Lock()
-		if _, ok := sh.entries.find(tag); ok {
-			sh.mu.Unlock()
-			continue
-		}
-		var scratch [8]core.State
-		states := scratch[:min(len(limits), len(scratch))]
-		if len(limits) > len(scratch) {
-			states = make([]core.State, len(limits))
-		}
-		err := req.Decide(&d, states, now)
-		if err == nil && d.Allowed && req.Cost > 0 {
-			if !sh.makeRoom(false, now) {
-				sh.mu.Unlock()
-				return core.Decision{}, errFull
-			}
-			e := &entry{}
-			if len(limits) == 1 {
-				e.states = e.one[:]
-			} else {
-				e.states = make([]core.State, len(limits))
-			}
-			copy(e.states, states)
-			e.freshAt.Store(req.FreshAt(e.states))
-			sh.entries.grow()
-			s := sh.entries.claim(tag)
-			s.val.Store(e)
-			sh.entries.publish(s, tag)
-		}
-		sh.mu.Unlock()
-		return d, err
 	}
 }
