@@ -227,7 +227,8 @@ const luaSlidingWindowFits = `  local cur, prev = 0, 0
 // oldest first, never more than Rate entries. Timestamps never decrease, so the
 // entries that left the window are a prefix, found by binary search; as in
 // core, they are dropped only when a request is admitted, so a denial or a peek
-// writes nothing. With several limits it runs as core's ApplyAll does: a dry
+// writes nothing (but for a denied spend's rebase: entries after now, left by
+// a clock that stepped back, are moved to now). With several limits it runs as core's ApplyAll does: a dry
 // run of every limit first, a commit only when all admit, and the governing
 // decision by core's governs rule. It replies
 //
