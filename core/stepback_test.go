@@ -126,3 +126,38 @@ func TestClockStepRefund(t *testing.T) {
 		})
 	}
 }
+
+// The one-word path (AdvanceWord, for lock-free stores) rebases as Decide
+// does: a denied spend swaps in an empty meter at now, a peek swaps nothing,
+// and a refund starts from the rebased state.
+func TestAdvanceWordRebases(t *testing.T) {
+	l, now := core.PerSecond(10), hms(5, 0, 0)
+	tau := us(time.Second)
+	future := now + us(time.Hour)
+	cases := []struct {
+		name string
+		cost int64
+		t    int64
+		want int64
+	}{
+		{"denied spend rebases", 1, future, now + tau},
+		{"oversized spend rebases", 11, future, now + tau},
+		{"peek leaves it", 0, future, future},
+		{"refund gives back from the rebased state", -2, future, now + tau - 2*us(l.EmissionInterval())},
+		{"within the bound: untouched", 1, now + tau, now + tau},
+		{"within the bound, admitted", 1, now + tau - 100_000, now + tau},
+	}
+	for _, alg := range []core.Algorithm{core.TokenBucket, core.LeakyBucket, core.GCRA} {
+		for _, c := range cases {
+			t.Run(alg.String()+"/"+c.name, func(t *testing.T) {
+				req := core.TakeRequest{Algorithm: alg, Limits: []core.Limit{l}, Cost: c.cost, Now: time.UnixMicro(now)}
+				got := req.AdvanceWord(c.t, now)
+				assert.Equal(t, c.want, got)
+				var d core.Decision
+				states := []core.State{{T: c.t}}
+				require.NoError(t, req.Decide(&d, states, now))
+				assert.Equal(t, got, states[0].T, "Decide leaves what AdvanceWord swaps in")
+			})
+		}
+	}
+}
