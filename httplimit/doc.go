@@ -42,8 +42,12 @@
 // configuration, not the client's fault: it gets 500 and is logged. When the
 // limiter fails (store down, WithStoreTimeout's deadline, a negative cost) the
 // request passes (fail open, the default) or gets 503 (WithFailClosed) with a
-// Retry-After of one second (WithUnavailableRetryAfter). A leaky-bucket request is held for its delay at most WithMaxDelay; a client
-// that leaves meanwhile is dropped.
+// Retry-After of one second (WithUnavailableRetryAfter). A store that is full
+// and refuses new keys (core.ErrStoreFull) is not failing: the request whose
+// new key it refused gets that 503 whatever the fail mode, since failing open
+// would let a flood of new keys pass unlimited. A leaky-bucket request is held
+// for its delay at most WithMaxDelay; a client that leaves meanwhile is
+// dropped.
 //
 // Under WithDryRun every request is decided, spends, is reported and gets
 // the truthful headers, but none is denied, delayed or failed closed: the way
@@ -53,7 +57,7 @@
 //
 // Every decision reaches the observers (WithObserver) as an [Event]: its
 // [Outcome] (allowed, denied, dry-run denial, fail-open, fail-closed, key
-// error, skipped, refunded), the name of the limits that applied (never
+// error, skipped, refunded, store full), the name of the limits that applied (never
 // request data: fit for a metric label), the decision, the store's latency
 // and the error. Observe runs on the request's goroutine and must not block
 // ([NonBlocking] queues events for one that may); a panicking observer is

@@ -19,7 +19,8 @@ const LogInterval = 10 * time.Second
 // with the attributes policy (the tier's name), err and suppressed.
 //
 // With no observer (WithObserver), every limiter error (store down, timeout,
-// a negative cost, a failed refund) is logged, at most once per LogInterval,
+// a negative cost, a failed refund, a full store refusing a new key) is
+// logged, at most once per LogInterval,
 // with the number of errors left out since the last line. With an observer,
 // those go to the observer only. Observer panics, tier pick panics and a peer
 // address that is not an IP (a server configuration error, see
@@ -41,7 +42,7 @@ type policyLogs struct {
 	now    func() time.Time // the clock of the intervals, time.Now unless a test sets it
 	every  time.Duration
 
-	storeErr, observerPanic, peerNotIP, pickPanic, refundErr throttle
+	storeErr, storeFull, observerPanic, peerNotIP, pickPanic, refundErr throttle
 }
 
 // throttle lets one line of a kind through per interval and counts the rest.

@@ -11,10 +11,10 @@ import (
 
 // WithObserver sets an observer that sees every decision of the policy (see
 // Event and Outcome): allowed, denied, dry-run denials, fail-open and
-// fail-closed, key errors, skipped requests and refunds, with the name of the
-// tier that applied and the store's latency. Given more than once, every
-// observer sees every event, in the order given: one for metrics and one for
-// logs need no combinator of their own.
+// fail-closed, key errors, skipped requests, refunds and new keys a full store
+// refused, with the name of the tier that applied and the store's latency.
+// Given more than once, every observer sees every event, in the order given:
+// one for metrics and one for logs need no combinator of their own.
 //
 // Observe runs synchronously on the request's goroutine, after the decision
 // and before the response is written: it must be fast and must not block (a

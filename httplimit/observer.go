@@ -34,6 +34,10 @@ const (
 	// OutcomeRefunded: the request's cost was given back after its handler
 	// ran (WithRefund).
 	OutcomeRefunded
+	// OutcomeStoreFull: the store is full and refused the request's new key
+	// (store/memory's WithRefuseWhenFull; core.ErrStoreFull): the request got
+	// 503 with Retry-After whatever the fail mode, or went on in a dry run.
+	OutcomeStoreFull
 )
 
 var outcomeNames = [...]string{
@@ -45,6 +49,7 @@ var outcomeNames = [...]string{
 	OutcomeKeyError:     "key_error",
 	OutcomeSkipped:      "skipped",
 	OutcomeRefunded:     "refunded",
+	OutcomeStoreFull:    "store_full",
 }
 
 // Outcomes lists every Outcome, in order: for an observer that registers one
@@ -52,6 +57,7 @@ var outcomeNames = [...]string{
 var Outcomes = []Outcome{
 	OutcomeAllowed, OutcomeDenied, OutcomeDryRunDenied, OutcomeFailedOpen,
 	OutcomeFailedClosed, OutcomeKeyError, OutcomeSkipped, OutcomeRefunded,
+	OutcomeStoreFull,
 }
 
 // String returns the outcome as a lower-case word ("allowed", "dry_run_denied").
@@ -76,8 +82,9 @@ type Event struct {
 	// StoreLatency is how long the store call took; 0 when there was none
 	// (skipped, key error).
 	StoreLatency time.Duration
-	// Err is the error behind OutcomeFailedOpen, OutcomeFailedClosed and
-	// OutcomeKeyError (and a failed refund); nil otherwise.
+	// Err is the error behind OutcomeFailedOpen, OutcomeFailedClosed,
+	// OutcomeKeyError and OutcomeStoreFull (and a failed refund); nil
+	// otherwise.
 	Err error
 	// Request is the request decided on. It is valid only during Observe:
 	// never keep it, and never put its data in a metric label (unbounded

@@ -97,7 +97,8 @@ func WithFailClosed() Option {
 
 // WithUnavailableRetryAfter sets the Retry-After of the policy's 503 answers
 // (default DefaultUnavailableRetryAfter): the answer when the limiter fails
-// and the policy fails closed (WithFailClosed). RFC 9110 lets a 503 say when
+// and the policy fails closed (WithFailClosed), and the answer to a request
+// whose new key a full store refuses (OutcomeStoreFull). RFC 9110 lets a 503 say when
 // to come back, and a client that honours it backs off instead of retrying at
 // once into a store that is down. The value is sent in whole seconds, rounded
 // up. It returns an error wrapping core.ErrInvalidOption unless d is positive.

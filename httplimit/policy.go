@@ -276,8 +276,11 @@ func (p *Policy) keyError(r keyfuncs.Request, err error) *outcome {
 }
 
 // limiterError reports a limiter error and fails open or closed (a dry run
-// always fails open).
+// always fails open); a full store's refusal is answered by storeFull.
 func (p *Policy) limiterError(r keyfuncs.Request, t *tier, err error, latency time.Duration) *outcome {
+	if errors.Is(err, core.ErrStoreFull) {
+		return p.storeFull(r, t, err, latency)
+	}
 	closed := p.failClosed && !p.dryRun
 	if p.observer != nil {
 		oc := OutcomeFailedOpen
@@ -293,6 +296,24 @@ func (p *Policy) limiterError(r keyfuncs.Request, t *tier, err error, latency ti
 		p.logs.log(&p.logs.storeErr, msg, t.name, err)
 	}
 	if !closed {
+		return p.passOutcome
+	}
+	return p.failOutcomes[b2i(acceptsJSON(accept(r)))][b2i(r.Method() == "HEAD")]
+}
+
+// storeFull reports a request whose new key a full store refused and answers
+// it 503 with Retry-After, whatever the fail mode: the refusal is the
+// operator's choice of what a full store does (nginx's full zone), not an
+// outage, and failing it open would let a flood of new keys (the very thing
+// that fills a store) pass unlimited. A dry run lets it pass, as it lets
+// everything pass.
+func (p *Policy) storeFull(r keyfuncs.Request, t *tier, err error, latency time.Duration) *outcome {
+	if p.observer != nil {
+		p.observe(Event{Outcome: OutcomeStoreFull, Policy: t.name, StoreLatency: latency, Err: err, Request: r})
+	} else {
+		p.logs.log(&p.logs.storeFull, "ratewarden: the store is full and refuses new keys; their requests get 503", t.name, err)
+	}
+	if p.dryRun {
 		return p.passOutcome
 	}
 	return p.failOutcomes[b2i(acceptsJSON(accept(r)))][b2i(r.Method() == "HEAD")]

@@ -272,6 +272,7 @@ var cases = []struct {
 	{"store failure", checkStoreFailure, false},
 	{"Retry-After rounds up", checkRetryAfterRoundsUp, false},
 	{"fail-closed Retry-After is configurable", checkFailClosedRetryAfterIsConfigurable, false},
+	{"a full store refuses new keys", checkAFullStoreRefusesNewKeys, false},
 	{"leaky bucket holds", checkLeakyBucketHolds, false},
 	{"a client that leaves stops the hold", checkAClientThatLeavesStopsTheHold, true},
 	{"invalid construction", checkInvalidConstruction, false},

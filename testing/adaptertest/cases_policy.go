@@ -73,11 +73,14 @@ func checkEveryOutcomeReachesTheObserver(t *testing.T, a Adapter) {
 	assert.Equal(t, 200, open.do("GET", "/", peerA).Status)
 	closed := start(t, a, failingStore{}, core.GCRA, core.PerMinute(1), nil, httplimit.WithObserver(obs), httplimit.WithFailClosed())
 	assert.Equal(t, 503, closed.do("GET", "/", peerA).Status)
+	full := start(t, a, oneKeyStore(t), core.GCRA, core.PerMinute(1), nil, httplimit.WithObserver(obs))
+	assert.Equal(t, 200, full.do("GET", "/", peerA).Status)
+	assert.Equal(t, 503, full.do("GET", "/", peerB).Status)
 
 	for _, oc := range httplimit.Outcomes {
 		want := 1
 		if oc == httplimit.OutcomeAllowed {
-			want = 3 // two here, one in the dry run
+			want = 4 // two here, one in the dry run, one in the full store
 		}
 		assert.Equal(t, want, obs.count(oc), oc.String())
 	}

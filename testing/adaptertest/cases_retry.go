@@ -1,13 +1,17 @@
 package adaptertest
 
 import (
+	"errors"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
+	"github.com/ratewarden/ratewarden/store/memory"
 )
 
 // checkRetryAfterRoundsUp denies requests whose wait is not a whole number of
@@ -50,4 +54,38 @@ func checkFailClosedRetryAfterIsConfigurable(t *testing.T, a Adapter) {
 	assert.Empty(t, head.Body)
 	assert.Equal(t, text(500, "Internal Server Error\n", map[string]string{}), e.do("GET", "/", "not-an-address"))
 	assert.Zero(t, e.calls.Load())
+}
+
+// checkAFullStoreRefusesNewKeys: a memory store that holds one key and
+// refuses new ones when full answers a new client 503 with Retry-After, even
+// though the policy fails open, and tells the observer; the client it holds
+// keeps its exact count.
+func checkAFullStoreRefusesNewKeys(t *testing.T, a Adapter) {
+	var mu sync.Mutex
+	var seen []string
+	obs := httplimit.ObserverFunc(func(e httplimit.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, e.Outcome.String())
+		if e.Outcome == httplimit.OutcomeStoreFull {
+			assert.True(t, errors.Is(e.Err, core.ErrStoreFull), "the observer hears why")
+		}
+	})
+	e := start(t, a, oneKeyStore(t), core.GCRA, core.PerMinute(1), nil, httplimit.WithObserver(obs))
+	assert.Equal(t, 200, e.do("GET", "/", peerA).Status)
+	assert.Equal(t, text(503, "Service Unavailable\n", map[string]string{"Retry-After": "1"}), e.do("GET", "/", peerB))
+	assert.Equal(t, text(429, "Too Many Requests\n", denied("1", "60", "60")), e.do("GET", "/", peerA), "the held client keeps its count")
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{"allowed", "store_full", "denied"}, seen)
+	assert.Equal(t, int64(1), e.calls.Load())
+}
+
+// oneKeyStore returns a memory store that holds one key and refuses new ones
+// when full.
+func oneKeyStore(t *testing.T) core.Store {
+	st, err := memory.New(memory.WithShards(1), memory.WithMaxKeys(1), memory.WithRefuseWhenFull(), memory.WithSweepInterval(0))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	return st
 }
