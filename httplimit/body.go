@@ -14,9 +14,11 @@ import (
 // between requests, once, and sets its store timeout.
 func (t *tier) precompute(timeout time.Duration) error {
 	t.timeout = timeout
+	local := false
 	if ls, ok := t.lim.Store().(localStore); ok && ls.Local() {
-		t.timeout = 0
+		t.timeout, local = 0, true
 	}
+	t.timed = t.p.observer != nil && !local
 	limits := t.lim.Limits()
 	t.perLimit = make([]limitHeaders, len(limits))
 	text := []byte("Too Many Requests\n")

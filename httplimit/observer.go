@@ -80,7 +80,9 @@ type Event struct {
 	// OutcomeDryRunDenied and OutcomeRefunded; the zero Decision otherwise.
 	Decision core.Decision
 	// StoreLatency is how long the store call took; 0 when there was none
-	// (skipped, key error).
+	// (skipped, key error) or the store decides in process (it reports
+	// Local(), as the memory store does: its call of about 100 ns is not
+	// worth the two clock reads that would time it).
 	StoreLatency time.Duration
 	// Err is the error behind OutcomeFailedOpen, OutcomeFailedClosed,
 	// OutcomeKeyError and OutcomeStoreFull (and a failed refund); nil

@@ -142,7 +142,7 @@ func (p *Policy) decide(ctx context.Context, r keyfuncs.Request, arrival time.Ti
 		cost = p.cost(r)
 	}
 	var began time.Time
-	if p.observer != nil {
+	if t.timed {
 		began = time.Now()
 	}
 	var d core.Decision
@@ -152,7 +152,7 @@ func (p *Policy) decide(ctx context.Context, r keyfuncs.Request, arrival time.Ti
 		d, err = t.allowWithin(ctx, key, cost, arrival)
 	}
 	var latency time.Duration
-	if p.observer != nil {
+	if t.timed {
 		latency = time.Since(began)
 	}
 	if err != nil {

@@ -18,6 +18,7 @@ type tier struct {
 	lim     *core.Limiter
 	name    string
 	timeout time.Duration // store call bound: 0 for a store that decides in process
+	timed   bool          // an observer is set and the store is not in process: measure its latency
 
 	perLimit   []limitHeaders
 	policyVals []string // RateLimit-Policy

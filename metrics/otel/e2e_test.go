@@ -49,7 +49,7 @@ func TestThroughMiddleware(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			st, err := memory.New()
 			require.NoError(t, err)
-			lim, err := core.NewLimiter(st, core.FixedWindow, core.PerMinute(2), core.WithClock(core.NewManualClock(epoch)))
+			lim, err := core.NewLimiter(remote{st}, core.FixedWindow, core.PerMinute(2), core.WithClock(core.NewManualClock(epoch)))
 			require.NoError(t, err)
 			obs, reader := newObserver(t)
 			mw, err := stdhttp.New(lim, append(tt.opts, httplimit.WithObserver(obs))...)
@@ -152,4 +152,13 @@ func TestAttributesComeFromConfiguration(t *testing.T) {
 		key("default", "skipped"):        1,
 		key("default", "key_error"):      1,
 	}, sums(t, collect(t, reader, "ratewarden.decisions")))
+}
+
+// remote is a store that, as Redis, does not decide in process, so the policy
+// times its calls (it does not time the memory store's: see
+// httplimit.Event.StoreLatency).
+type remote struct{ st *memory.Store }
+
+func (r remote) Take(ctx context.Context, req core.TakeRequest) (core.Decision, error) {
+	return r.st.Take(ctx, req)
 }

@@ -71,7 +71,6 @@ func ExampleNew() {
 	// Unordered output:
 	// ratewarden.decisions default allowed: 2
 	// ratewarden.decisions default denied: 1
-	// ratewarden.store.duration (s): 3 timed
 }
 
 // A memory store's keys and evictions, observed at each collection: here a

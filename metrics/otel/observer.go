@@ -84,7 +84,8 @@ func New(mp metric.MeterProvider, opts ...Option) (*Observer, error) {
 
 // Observe counts e under its policy and outcome, records its store latency
 // in seconds when it had one, and counts a store error when e carries one
-// that is not a key error. It implements httplimit.Observer.
+// that is not a key error nor a full store's refusal (counted only as the
+// store_full outcome). It implements httplimit.Observer.
 func (o *Observer) Observe(e httplimit.Event) {
 	p := o.options(e.Policy)
 	ctx := context.Background() // never the request's: Observe reads nothing of it
@@ -96,7 +97,7 @@ func (o *Observer) Observe(e httplimit.Event) {
 	if e.StoreLatency > 0 {
 		o.duration.Record(ctx, e.StoreLatency.Seconds(), p.duration...)
 	}
-	if e.Err != nil && e.Outcome != httplimit.OutcomeKeyError {
+	if e.Err != nil && e.Outcome != httplimit.OutcomeKeyError && e.Outcome != httplimit.OutcomeStoreFull {
 		o.storeErrors.Add(ctx, 1, p.errors...)
 	}
 }

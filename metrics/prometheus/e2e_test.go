@@ -1,6 +1,7 @@
 package prommetrics_test
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -49,7 +50,7 @@ func TestThroughMiddleware(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			st, err := memory.New()
 			require.NoError(t, err)
-			lim, err := core.NewLimiter(st, core.FixedWindow, core.PerMinute(2), core.WithClock(core.NewManualClock(epoch)))
+			lim, err := core.NewLimiter(remote{st}, core.FixedWindow, core.PerMinute(2), core.WithClock(core.NewManualClock(epoch)))
 			require.NoError(t, err)
 			reg := prometheus.NewRegistry()
 			obs, err := prommetrics.New(reg)
@@ -173,4 +174,13 @@ func TestLabelsComeFromConfiguration(t *testing.T) {
 		assert.Contains(t, []string{"default", "paid"}, l["policy"])
 	}
 	assert.Equal(t, map[string]float64{"paid allowed": 2, "default allowed": 20, "default skipped": 1, "default key_error": 1}, got)
+}
+
+// remote is a store that, as Redis, does not decide in process, so the policy
+// times its calls (it does not time the memory store's: see
+// httplimit.Event.StoreLatency).
+type remote struct{ st *memory.Store }
+
+func (r remote) Take(ctx context.Context, req core.TakeRequest) (core.Decision, error) {
+	return r.st.Take(ctx, req)
 }

@@ -56,15 +56,13 @@ func ExampleNew() {
 	mux.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	for line := range strings.Lines(rec.Body.String()) {
 		if strings.HasPrefix(line, "ratewarden_decisions_total{outcome=\"allowed\"") ||
-			strings.HasPrefix(line, "ratewarden_decisions_total{outcome=\"denied\"") ||
-			strings.HasPrefix(line, "ratewarden_store_latency_seconds_count") {
+			strings.HasPrefix(line, "ratewarden_decisions_total{outcome=\"denied\"") {
 			fmt.Print(line)
 		}
 	}
 	// Output:
 	// ratewarden_decisions_total{outcome="allowed",policy="default"} 2
 	// ratewarden_decisions_total{outcome="denied",policy="default"} 1
-	// ratewarden_store_latency_seconds_count{policy="default"} 3
 }
 
 // Every outcome of a policy is a series from its first decision on; a store

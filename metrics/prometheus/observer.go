@@ -97,7 +97,8 @@ func New(reg prometheus.Registerer, opts ...Option) (*Observer, error) {
 
 // Observe counts e under its policy and outcome, records its store latency
 // in seconds when it had one, and counts a store error when e carries one
-// that is not a key error. It implements httplimit.Observer.
+// that is not a key error nor a full store's refusal (counted only as the
+// store_full outcome). It implements httplimit.Observer.
 func (o *Observer) Observe(e httplimit.Event) {
 	s := o.series(e.Policy)
 	if int(e.Outcome) < len(s.decisions) && s.decisions[e.Outcome] != nil {
@@ -110,7 +111,7 @@ func (o *Observer) Observe(e httplimit.Event) {
 	if e.StoreLatency > 0 {
 		s.latency.Observe(e.StoreLatency.Seconds())
 	}
-	if e.Err != nil && e.Outcome != httplimit.OutcomeKeyError {
+	if e.Err != nil && e.Outcome != httplimit.OutcomeKeyError && e.Outcome != httplimit.OutcomeStoreFull {
 		s.storeErrors.Inc()
 	}
 }
