@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
-	"sync/atomic"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/ratewarden/ratewarden/httplimit"
+	"github.com/ratewarden/ratewarden/internal/policytable"
 )
 
 // Observer is an httplimit.Observer that records every decision with
@@ -27,18 +26,7 @@ type Observer struct {
 	storeErrors metric.Int64Counter
 	attrs       []attribute.KeyValue
 
-	table       atomic.Pointer[policyTable] // read by Observe, replaced under mu
-	mu          sync.Mutex
-	maxPolicies int
-}
-
-// policyTable maps the policies seen so far to their options. It is never
-// changed once published: a new policy publishes a copy.
-type policyTable struct {
-	byName map[string]*policyOptions
-	// overflow holds the options of OverflowPolicy once byName is full, and
-	// is nil before.
-	overflow *policyOptions
+	table *policytable.Table[*policyOptions] // at most the bound's names, then OverflowPolicy
 }
 
 // policyOptions are the precomputed attribute sets of one policy, each
@@ -63,7 +51,7 @@ func New(mp metric.MeterProvider, opts ...Option) (*Observer, error) {
 		return nil, err
 	}
 	meter := mp.Meter(ScopeName)
-	o := &Observer{attrs: c.attrs, maxPolicies: c.maxPolicies}
+	o := &Observer{attrs: c.attrs}
 	var errs [3]error
 	o.decisions, errs[0] = meter.Int64Counter("ratewarden.decisions",
 		metric.WithUnit("{decision}"),
@@ -78,7 +66,7 @@ func New(mp metric.MeterProvider, opts ...Option) (*Observer, error) {
 	if err := errors.Join(errs[:]...); err != nil {
 		return nil, fmt.Errorf("otelmetrics: making the instruments: %w", err)
 	}
-	o.table.Store(&policyTable{byName: map[string]*policyOptions{}})
+	o.table = policytable.New(c.maxPolicies, OverflowPolicy, o.makeOptions)
 	return o, nil
 }
 
@@ -87,7 +75,7 @@ func New(mp metric.MeterProvider, opts ...Option) (*Observer, error) {
 // that is not a key error nor a full store's refusal (counted only as the
 // store_full outcome). It implements httplimit.Observer.
 func (o *Observer) Observe(e httplimit.Event) {
-	p := o.options(e.Policy)
+	p := o.table.Get(e.Policy)
 	ctx := context.Background() // never the request's: Observe reads nothing of it
 	add := p.unknown
 	if int(e.Outcome) < len(p.decisions) && p.decisions[e.Outcome] != nil {
@@ -100,51 +88,6 @@ func (o *Observer) Observe(e httplimit.Event) {
 	if e.Err != nil && e.Outcome != httplimit.OutcomeKeyError && e.Outcome != httplimit.OutcomeStoreFull {
 		o.storeErrors.Add(ctx, 1, p.errors...)
 	}
-}
-
-// options returns the options of policy: from the published table when it is
-// there (the path of every request but a policy's first), else made.
-func (o *Observer) options(policy string) *policyOptions {
-	t := o.table.Load()
-	if p, ok := t.byName[policy]; ok {
-		return p
-	}
-	if t.overflow != nil {
-		return t.overflow
-	}
-	return o.addPolicy(policy)
-}
-
-// addPolicy makes the options of a policy seen for the first time and
-// publishes a table that holds them, or, past the bound, the overflow's.
-// Overflowing names are never stored, so no sequence of names grows memory.
-func (o *Observer) addPolicy(policy string) *policyOptions {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	t := o.table.Load()
-	if p, ok := t.byName[policy]; ok {
-		return p
-	}
-	if t.overflow != nil {
-		return t.overflow
-	}
-	next := &policyTable{byName: make(map[string]*policyOptions, len(t.byName)+1)}
-	for name, p := range t.byName {
-		next.byName[name] = p
-	}
-	var p *policyOptions
-	if len(t.byName) < o.maxPolicies {
-		p = o.makeOptions(policy)
-		next.byName[policy] = p
-	}
-	if len(next.byName) >= o.maxPolicies {
-		next.overflow = o.makeOptions(OverflowPolicy)
-	}
-	if p == nil {
-		p = next.overflow
-	}
-	o.table.Store(next)
-	return p
 }
 
 // makeOptions builds the attribute sets of one policy value.

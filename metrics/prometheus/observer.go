@@ -3,13 +3,12 @@ package prommetrics
 import (
 	"fmt"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ratewarden/ratewarden/httplimit"
+	"github.com/ratewarden/ratewarden/internal/policytable"
 )
 
 const (
@@ -31,18 +30,7 @@ type Observer struct {
 	latency     *prometheus.HistogramVec
 	storeErrors *prometheus.CounterVec
 
-	table       atomic.Pointer[policyTable] // read by Observe, replaced under mu
-	mu          sync.Mutex
-	maxPolicies int
-}
-
-// policyTable maps the policies seen so far to their series. It is never
-// changed once published: a new policy publishes a copy.
-type policyTable struct {
-	byName map[string]*policySeries
-	// overflow holds the series of OverflowPolicy once byName is full, and
-	// is nil before.
-	overflow *policySeries
+	table *policytable.Table[*policySeries] // at most maxPolicies names, then OverflowPolicy
 }
 
 // policySeries are the resolved series of one policy label value.
@@ -86,9 +74,8 @@ func New(reg prometheus.Registerer, opts ...Option) (*Observer, error) {
 			Help:        "Rate-limit store calls that failed (the request then failed open or closed), and failed refunds, by policy.",
 			ConstLabels: c.constLabels,
 		}, []string{labelPolicy}),
-		maxPolicies: c.maxPolicies,
 	}
-	o.table.Store(&policyTable{byName: map[string]*policySeries{}})
+	o.table = policytable.New(c.maxPolicies, OverflowPolicy, o.resolve)
 	if err := reg.Register(o); err != nil {
 		return nil, fmt.Errorf("prommetrics: registering the observer's metrics: %w", err)
 	}
@@ -100,7 +87,7 @@ func New(reg prometheus.Registerer, opts ...Option) (*Observer, error) {
 // that is not a key error nor a full store's refusal (counted only as the
 // store_full outcome). It implements httplimit.Observer.
 func (o *Observer) Observe(e httplimit.Event) {
-	s := o.series(e.Policy)
+	s := o.table.Get(e.Policy)
 	if int(e.Outcome) < len(s.decisions) && s.decisions[e.Outcome] != nil {
 		s.decisions[e.Outcome].Inc()
 	} else {
@@ -114,51 +101,6 @@ func (o *Observer) Observe(e httplimit.Event) {
 	if e.Err != nil && e.Outcome != httplimit.OutcomeKeyError && e.Outcome != httplimit.OutcomeStoreFull {
 		s.storeErrors.Inc()
 	}
-}
-
-// series returns the series of policy: from the published table when it is
-// there (the path of every request but a policy's first), else made.
-func (o *Observer) series(policy string) *policySeries {
-	t := o.table.Load()
-	if s, ok := t.byName[policy]; ok {
-		return s
-	}
-	if t.overflow != nil {
-		return t.overflow
-	}
-	return o.addPolicy(policy)
-}
-
-// addPolicy resolves the series of a policy seen for the first time and
-// publishes a table that holds it, or, past the bound, the overflow series.
-// Overflowing names are never stored, so no sequence of names grows memory.
-func (o *Observer) addPolicy(policy string) *policySeries {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	t := o.table.Load()
-	if s, ok := t.byName[policy]; ok {
-		return s
-	}
-	if t.overflow != nil {
-		return t.overflow
-	}
-	next := &policyTable{byName: make(map[string]*policySeries, len(t.byName)+1)}
-	for name, s := range t.byName {
-		next.byName[name] = s
-	}
-	var s *policySeries
-	if len(t.byName) < o.maxPolicies {
-		s = o.resolve(policy)
-		next.byName[policy] = s
-	}
-	if len(next.byName) >= o.maxPolicies {
-		next.overflow = o.resolve(OverflowPolicy)
-	}
-	if s == nil {
-		s = next.overflow
-	}
-	o.table.Store(next)
-	return s
 }
 
 // resolve makes the series of one policy label value, every outcome at 0.
