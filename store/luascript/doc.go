@@ -63,9 +63,12 @@
 //
 // # Keys
 //
-// Keys look like ratewarden:{namespace:key}:gcra:10/1000000/10 (prefix, hash
-// tag, algorithm, then each limit's rate, period in µs and burst, joined by
-// '+', with ":<index>" appended when a request has several limits). The hash
+// Keys look like rw:{namespace:key}:g:10/1s (prefix, hash tag, a letter for
+// the algorithm, then each limit's rate, period in its largest whole unit and,
+// when it is not the rate, burst, joined by '+', with ":<index>" appended when
+// a request has several limits); they are short because Redis's memory per key
+// is mostly its name. The letters are t (token bucket), l (leaky bucket),
+// g (GCRA), f (fixed window), w (sliding window) and s (sliding log). The hash
 // tag puts all keys of one request in one Redis Cluster slot, so several
 // limits on one request never cause CROSSSLOT; '%', '{' and '}' in a client's
 // key are escaped (and ':' and '#' in the namespace), and a tag longer than

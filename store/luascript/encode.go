@@ -1,12 +1,8 @@
 package luascript
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,20 +11,7 @@ import (
 )
 
 // The encoder: a request becomes one script call, KEYS then ARGV, all strings.
-//
-// Keys have the form
-//
-//	<prefix>{<namespace>:<key>}:<algorithm>:<rate>/<period µs>/<burst>
-//
-// with the specs of all limits joined by '+' and ":<index>" appended when the
-// request has several limits, so limiters with different limit sets never
-// share state. In the hash tag, '%', '{', '}' are escaped as %25, %7B, %7D
-// (and ':' and '#' in the namespace as %3A, %23); a tag longer than maxTagLen
-// becomes '#' and the hex SHA-256 of the namespace and key.
-
-// maxTagLen bounds the hash tag's length, so a 10 KB API key costs Redis what
-// a short one does.
-const maxTagLen = 128
+// keys.go names the keys.
 
 // serverTime is ARGV[1] when the script is to read the server's TIME.
 const serverTime = "-1"
@@ -122,96 +105,13 @@ func refundAge(req core.TakeRequest) int64 {
 	return max(0, now-max(0, min(now, core.Micros(req.Admitted))))
 }
 
-// appendKeys appends req's keys, named from the limits' encodings, to dst.
-func (c *config) appendKeys(dst []string, req core.TakeRequest, encs []*encodedLimit) []string {
-	alg := req.Algorithm.String()
-	n := len(c.prefix) + len(req.Namespace) + len(req.Key) + len(alg) + 8
-	for _, e := range encs {
-		n += len(e.spec) + 1
-	}
-	var b strings.Builder
-	b.Grow(n)
-	b.WriteString(c.prefix)
-	b.WriteByte('{')
-	writeTag(&b, req.Namespace, req.Key)
-	b.WriteString("}:")
-	b.WriteString(alg)
-	b.WriteByte(':')
-	for i, e := range encs {
-		if i > 0 {
-			b.WriteByte('+')
-		}
-		b.WriteString(e.spec)
-	}
-	base := b.String()
-	if len(encs) == 1 {
-		return append(dst, base)
-	}
-	for i := range encs {
-		dst = append(dst, base+":"+strconv.Itoa(i))
-	}
-	return dst
-}
-
-// writeTag writes the hash tag's content for namespace ns and key.
-func writeTag(b *strings.Builder, ns, key string) {
-	n := escapedLen(ns, true) + 1 + escapedLen(key, false)
-	if n > maxTagLen {
-		h := sha256.New()
-		var lenbuf [binary.MaxVarintLen64]byte
-		h.Write(lenbuf[:binary.PutUvarint(lenbuf[:], uint64(len(ns)))])
-		h.Write([]byte(ns))
-		h.Write([]byte(key))
-		b.WriteByte('#')
-		b.WriteString(hex.EncodeToString(h.Sum(nil)))
-		return
-	}
-	writeEscaped(b, ns, true)
-	b.WriteByte(':')
-	writeEscaped(b, key, false)
-}
-
-func escapes(c byte, ns bool) bool {
-	switch c {
-	case '%', '{', '}':
-		return true
-	case ':', '#':
-		return ns
-	}
-	return false
-}
-
-func escapedLen(s string, ns bool) int {
-	n := len(s)
-	for i := 0; i < len(s); i++ {
-		if escapes(s[i], ns) {
-			n += 2
-		}
-	}
-	return n
-}
-
-func writeEscaped(b *strings.Builder, s string, ns bool) {
-	const hexdigits = "0123456789ABCDEF"
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !escapes(c, ns) {
-			b.WriteByte(c)
-			continue
-		}
-		b.WriteByte('%')
-		b.WriteByte(hexdigits[c>>4])
-		b.WriteByte(hexdigits[c&15])
-	}
-}
-
 // encodedLimit is one limit as the keys and the scripts take it, formatted
 // once: limits come from configuration, so the same few are encoded on every
 // request.
 type encodedLimit struct {
 	// fig are the limit's figures, which the local cache of denials hashes.
 	fig figures
-	// spec is the key's part for the limit: "<rate>/<period µs>/<burst>".
+	// spec is the key's part for the limit (see appendSpec).
 	spec string
 	// The figures the scripts take: interval and tau for the meters, rate
 	// and period for the windows and the sliding log.
@@ -258,7 +158,7 @@ func encodeLimit(l core.Limit) (*encodedLimit, error) {
 	itoa := func(v int64) string { return strconv.FormatInt(v, 10) }
 	e := &encodedLimit{
 		fig:      f,
-		spec:     itoa(f.rate) + "/" + itoa(f.period) + "/" + itoa(f.burst),
+		spec:     string(appendSpec(nil, f)),
 		interval: itoa(f.interval), tau: itoa(f.tau),
 		rate: itoa(f.rate), period: itoa(f.period),
 	}

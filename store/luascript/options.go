@@ -9,8 +9,9 @@ import (
 	"github.com/ratewarden/ratewarden/core"
 )
 
-// DefaultPrefix starts every key unless WithPrefix says otherwise.
-const DefaultPrefix = "ratewarden:"
+// DefaultPrefix starts every key unless WithPrefix says otherwise. It is
+// short because Redis's memory per key is mostly the key's name.
+const DefaultPrefix = "rw:"
 
 // DefaultLocalCacheSize is how many denied requests the local cache holds
 // unless WithLocalCache says otherwise.

@@ -280,6 +280,7 @@ func testTTLAndKeys(t *testing.T, client *redis.Client) {
 			keys, err := client.Keys(bg, prefix+"*").Result()
 			require.NoError(t, err)
 			assert.Len(t, keys, 9, "3 keys x (1 + 2 limits)")
+			oneLimit := 0
 			for _, k := range keys {
 				open, end := strings.IndexByte(k, '{'), strings.IndexByte(k, '}')
 				assert.Equal(t, len(prefix), open, k)
@@ -291,7 +292,8 @@ func testTTLAndKeys(t *testing.T, client *redis.Client) {
 				assert.Positive(t, ttl, k)
 				// The longest state here: a sliding window of a minute lives two periods.
 				assert.LessOrEqual(t, ttl, 2*time.Minute, k)
-				if strings.Contains(k, ":5/10000000/5") && !strings.Contains(k, "+") {
+				if strings.HasSuffix(k, ":5/10s") {
+					oneLimit++
 					// One limit of 5 per 10 s: no state outlives 2 periods, and the
 					// meters need only 2 intervals (4 s) after spending 2.
 					bound := 20 * time.Second
@@ -303,6 +305,7 @@ func testTTLAndKeys(t *testing.T, client *redis.Client) {
 					assert.LessOrEqual(t, ttl, bound, k)
 				}
 			}
+			assert.Equal(t, 3, oneLimit, "the keys of one limit of 5/10s")
 		})
 	}
 }
