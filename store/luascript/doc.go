@@ -75,9 +75,12 @@
 // 128 bytes is replaced by its SHA-256. Every key expires (PEXPIRE / SET PX)
 // when its state equals a fresh one, as core.Algorithm.FreshAt says, rounded
 // up to the millisecond (WithMinTTL sets a floor): nothing lives forever. The
-// token bucket, leaky bucket and GCRA keep one integer, the fixed and sliding
-// windows a short string of three integers (window start, count, previous
-// count), and the sliding log a list of at most Rate timestamps. Store.Keys
+// token bucket, leaky bucket and GCRA keep one integer; the fixed and sliding
+// windows keep their window start, count and previous count packed into one
+// integer, or as the text "start count previous" when the integer would not
+// stay below 2^53 (windowstate.go says how); the sliding log keeps a list of at
+// most Rate timestamps. Redis stores an integer in its object header, so a
+// meter's or a window's key costs Redis its name and about 40 bytes. Store.Keys
 // names the keys of a request.
 //
 // # Failures

@@ -116,21 +116,20 @@ return reply
 // algorithm's admission test, REFUND its refund of n admitted in the window
 // starting at astart (every state is read and checked before any is
 // written), and LIFE and STATELIFE the lifetime of the state it writes. The state
-// is the string "T N P" (the window's start, its count, and for the sliding
-// window the previous window's count). math.fmod is exact, unlike Lua 5.1's %.
-// A window that starts after the one holding now (a clock that stepped back)
-// reads as that one, its counts carried, and a spend or a refund writes it
-// so even when denied (core's rebase).
+// is (T, N, P): the window's start, its count, and for the sliding window the
+// previous window's count, stored as one integer or, when that would not fit,
+// a string (luaWindowRead, luaWindowWrite). math.fmod is exact, unlike Lua
+// 5.1's %. A window that starts after the one holding now (a clock that
+// stepped back) reads as that one, its counts carried, and a spend or a
+// refund writes it so even when denied (core's rebase).
 const luaWindows = luaNow + `
 if cost < 0 then
   local n, adm, R = -cost, now - tonumber(ARGV[4 + 2 * nk]), {}
   for i = 1, nk do
-    local period = tonumber(ARGV[3 + 2 * i])
+    local rate, period = tonumber(ARGV[2 + 2 * i]), tonumber(ARGV[3 + 2 * i])
     local v = redis.call('GET', KEYS[i])
     if v then
-      local a, b, c = string.match(v, '^(%d+) (%d+) (%d+)$')
-      if not a then return redis.error_reply('ratewarden: malformed state at ' .. KEYS[i]) end
-      local st, sn, sp = tonumber(a), tonumber(b), tonumber(c)
+      local st, sn, sp = 0, 0, 0` + luaWindowRead + `
       local start = now - math.fmod(now, period)
       local ost, on, op = st, sn, sp
       if st > start then st = start end
@@ -141,8 +140,8 @@ REFUND
   end
   for i = 1, nk do
     if R[i] then
-      local period, st = tonumber(ARGV[3 + 2 * i]), R[i][1]
-      local us = STATELIFE` + luaTTL + `      redis.call('SET', KEYS[i], string.format('%d %d %d', st, R[i][2], R[i][3]), 'PX', ms)
+      local rate, period, st = tonumber(ARGV[2 + 2 * i]), tonumber(ARGV[3 + 2 * i]), R[i][1]
+      local us = STATELIFE` + luaTTL + `      local ws, wn, wp = st, R[i][2], R[i][3]` + luaWindowWrite + `
     end
   end
   cost = 0
@@ -152,10 +151,7 @@ for i = 1, nk do
   local rate, period = tonumber(ARGV[2 + 2 * i]), tonumber(ARGV[3 + 2 * i])
   local st, sn, sp = 0, 0, 0
   local v = redis.call('GET', KEYS[i])
-  if v then
-    local a, b, c = string.match(v, '^(%d+) (%d+) (%d+)$')
-    if not a then return redis.error_reply('ratewarden: malformed state at ' .. KEYS[i]) end
-    st, sn, sp = tonumber(a), tonumber(b), tonumber(c)
+  if v then` + luaWindowRead + `
   end
   reply[3 * i], reply[3 * i + 1], reply[3 * i + 2] = st, sn, sp
   local start = now - math.fmod(now, period)
@@ -164,15 +160,15 @@ FITS
 end
 if reply[1] == 1 and cost > 0 then
   for i = 1, nk do
-    local period = tonumber(ARGV[3 + 2 * i])
-    local us = LIFE` + luaTTL + `    redis.call('SET', KEYS[i], string.format('%d %d %d', W[i], C[i], V[i]), 'PX', ms)
+    local rate, period = tonumber(ARGV[2 + 2 * i]), tonumber(ARGV[3 + 2 * i])
+    local us = LIFE` + luaTTL + `    local ws, wn, wp = W[i], C[i], V[i]` + luaWindowWrite + `
   end
 elseif rebased and cost > 0 then
   for i = 1, nk do
-    local period = tonumber(ARGV[3 + 2 * i])
+    local rate, period = tonumber(ARGV[2 + 2 * i]), tonumber(ARGV[3 + 2 * i])
     local st = now - math.fmod(now, period)
     if reply[3 * i] > st then
-      local us = STATELIFE` + luaTTL + `      redis.call('SET', KEYS[i], string.format('%d %d %d', st, reply[3 * i + 1], reply[3 * i + 2]), 'PX', ms)
+      local us = STATELIFE` + luaTTL + `      local ws, wn, wp = st, reply[3 * i + 1], reply[3 * i + 2]` + luaWindowWrite + `
     end
   end
 end
