@@ -24,6 +24,13 @@
 // GET /healthz (never limited) and, under -metrics, GET /metrics (never
 // limited), each through its framework's own router.
 //
+// The limiter's errors (a store down or slow past its timeout, which -fail
+// open lets through and -fail closed answers with 503) go to stderr, one line
+// per interval at most; the errors a line leaves out are counted in a line
+// when the interval ends and when the server stops, so the lines add up to
+// every request that was let through without a decision. -metrics counts them
+// too: ratewarden_decisions_total{outcome="failed_open"}.
+//
 // Every value is checked before the server starts; a bad one is a one-line
 // message on stderr and exit status 2.
 package flags

@@ -52,6 +52,11 @@ type Config struct {
 	// CountOnlyFailures gives back the cost of every response with a status
 	// below 400 (-count-only-failures).
 	CountOnlyFailures bool
+	// ErrorLog is where Build's setup writes the limiter's errors (a store
+	// down or slow): os.Stderr when nil. Every error is accounted for: one
+	// line per interval at most, and the errors left out are counted in a
+	// line when the interval ends and when the setup is closed.
+	ErrorLog io.Writer
 }
 
 // KeyFunc returns the key function -key (and -trusted-proxies, -jwt-secret)
@@ -71,8 +76,9 @@ func (c *Config) KeyFunc() (keyfuncs.Func, error) {
 
 // HTTPOptions returns the policy options the flags describe: the key
 // function, fail open or closed, dry run, count only failures, and no limit on
-// HealthPath (nor on MetricsPath under -metrics). Build adds the tiers and the
-// metrics observer, which need the limiter and the store.
+// HealthPath (nor on MetricsPath under -metrics). Build adds the error log,
+// which it closes, and the tiers and the metrics observer, which need the
+// limiter and the store.
 func (c *Config) HTTPOptions() ([]httplimit.Option, error) {
 	kf, err := c.KeyFunc()
 	if err != nil {
@@ -81,7 +87,6 @@ func (c *Config) HTTPOptions() ([]httplimit.Option, error) {
 	opts := []httplimit.Option{
 		httplimit.WithKey(kf),
 		httplimit.WithSkip(func(r keyfuncs.Request) bool { return c.skipped(r.Path()) }),
-		httplimit.WithObserver(newErrorLog(os.Stderr, c.failMode(), core.SystemClock{})),
 	}
 	if c.FailClosed {
 		opts = append(opts, httplimit.WithFailClosed())
@@ -117,7 +122,8 @@ type Setup struct {
 	closers []io.Closer
 }
 
-// Close releases the store (and its client).
+// Close writes the errors the error log left out since its last line, and
+// releases the store (and its client).
 func (s *Setup) Close() error {
 	var errs []error
 	for i := len(s.closers) - 1; i >= 0; i-- {
@@ -194,6 +200,13 @@ func (s *Setup) build(st core.Store) error {
 	if s.Options, err = c.HTTPOptions(); err != nil {
 		return err
 	}
+	w := c.ErrorLog
+	if w == nil {
+		w = os.Stderr
+	}
+	errLog := newErrorLog(w, c.failMode())
+	s.closers = append(s.closers, errLog)
+	s.Options = append(s.Options, httplimit.WithObserver(errLog))
 	if len(tiers) > 0 {
 		pick, err := c.TierPick()
 		if err != nil {
