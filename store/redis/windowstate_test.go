@@ -111,3 +111,44 @@ func TestWindowStateIntegerAndText(t *testing.T) {
 		})
 	}
 }
+
+// Redis's memory per key (MEMORY USAGE) is at most what redis_rate's key for
+// the same client costs, for every algorithm but the sliding log (a list):
+// redis_rate v10 writes "rate:" + the key, holding a float's text such as
+// "312254264.318452". The state is an integer, which Redis keeps in the
+// object header (OBJECT ENCODING int).
+func TestMemoryPerKeyAtMostRedisRates(t *testing.T) {
+	srv := redistest.Start(t)
+	client := newClient(t, srv.Addr())
+	st, err := New(client) // the default prefix
+	require.NoError(t, err)
+	clients := []string{"user:1234", "203.0.113.7", "2001:db8:1234:5678::/64", "0123456789abcdef0123456789abcdef"}
+	for _, alg := range core.Algorithms() {
+		if alg == core.SlidingLog {
+			continue
+		}
+		for _, key := range clients {
+			t.Run(alg.String()+"/"+key, func(t *testing.T) {
+				req := core.TakeRequest{Key: key, Algorithm: alg, Limits: []core.Limit{core.PerHour(100)}, Cost: 1}
+				d, err := st.Take(bg, req)
+				require.NoError(t, err)
+				require.True(t, d.Allowed)
+				keys, err := st.Keys(req)
+				require.NoError(t, err)
+				t.Cleanup(func() { client.Del(bg, keys...) })
+				enc, err := client.ObjectEncoding(bg, keys[0]).Result()
+				require.NoError(t, err)
+				assert.Equal(t, "int", enc)
+				ours, err := client.MemoryUsage(bg, keys[0], 0).Result()
+				require.NoError(t, err)
+
+				theirs := "rate:" + key
+				require.NoError(t, client.Set(bg, theirs, "312254264.318452", time.Hour).Err())
+				t.Cleanup(func() { client.Del(bg, theirs) })
+				want, err := client.MemoryUsage(bg, theirs, 0).Result()
+				require.NoError(t, err)
+				assert.LessOrEqual(t, ours, want, "%s costs %d B, redis_rate's %s %d B", keys[0], ours, theirs, want)
+			})
+		}
+	}
+}
