@@ -200,11 +200,7 @@ func (s *Setup) build(st core.Store) error {
 	if s.Options, err = c.HTTPOptions(); err != nil {
 		return err
 	}
-	w := c.ErrorLog
-	if w == nil {
-		w = os.Stderr
-	}
-	errLog := newErrorLog(w, c.failMode())
+	errLog := newErrorLog(c.errorWriter(), c.failMode())
 	s.closers = append(s.closers, errLog)
 	s.Options = append(s.Options, httplimit.WithObserver(errLog))
 	if len(tiers) > 0 {
