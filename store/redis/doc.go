@@ -7,4 +7,14 @@
 // package, redis:
 //
 //	store, err := redisstore.New(redis.NewClient(&redis.Options{Addr: "localhost:6379", ContextTimeoutEnabled: true}))
+//
+// A fresh go-redis client does its start-up work on its first commands: a
+// cluster client loads the slot map and the command table, and every client
+// dials. A burst of requests on a cold client, on a loaded machine, can wait
+// longer for that than the HTTP policy's store timeout
+// (httplimit.DefaultStoreTimeout, 100 ms), and each such request fails open
+// (or closed): reported to the observers, never a silent miscount, but not
+// what an operator wants from a deploy. Ping the client (a cluster client: every
+// master, with ForEachShard, and once through the client) before taking
+// requests, as the example servers do.
 package redisstore
