@@ -29,7 +29,10 @@
 // per interval at most; the errors a line leaves out are counted in a line
 // when the interval ends and when the server stops, so the lines add up to
 // every request that was let through without a decision. -metrics counts them
-// too: ratewarden_decisions_total{outcome="failed_open"}.
+// too: ratewarden_decisions_total{outcome="failed_open"}. A Redis client is
+// warmed up (pinged) before the server takes requests, so the first requests
+// do not wait for its start-up; a Redis that does not answer then is a line on
+// the error log, and the server starts anyway.
 //
 // Every value is checked before the server starts; a bad one is a one-line
 // message on stderr and exit status 2.
