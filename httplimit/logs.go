@@ -39,7 +39,7 @@ func WithLogger(l *slog.Logger) Option {
 // interval.
 type policyLogs struct {
 	logger *slog.Logger     // nil: slog.Default()
-	now    func() time.Time // the clock of the intervals, time.Now unless a test sets it
+	now    func() time.Time // the clock of the intervals, time.Now unless a test sets it (no report is then scheduled: see reportLater)
 	every  time.Duration
 
 	storeErr, storeFull, observerPanic, peerNotIP, pickPanic, refundErr throttle
@@ -49,36 +49,81 @@ type policyLogs struct {
 type throttle struct {
 	next       atomic.Int64 // earliest instant of the next line, Unix nanoseconds
 	suppressed atomic.Uint64
+	armed      atomic.Bool // a line reporting the suppressed count is scheduled
+}
+
+// take reports whether a line may be written at now, and if so starts a new
+// interval.
+func (t *throttle) take(now time.Time, every time.Duration) bool {
+	next, n := t.next.Load(), now.UnixNano()
+	return n >= next && t.next.CompareAndSwap(next, n+int64(every))
 }
 
 // pass reports whether a line may be written at now and, if so, how many
-// were left out since the last one.
+// were left out since the last one; a line left out is counted.
 func (t *throttle) pass(now time.Time, every time.Duration) (suppressed uint64, ok bool) {
-	next, n := t.next.Load(), now.UnixNano()
-	if n < next || !t.next.CompareAndSwap(next, n+int64(every)) {
+	if !t.take(now, every) {
 		t.suppressed.Add(1)
 		return 0, false
 	}
 	return t.suppressed.Swap(0), true
 }
 
-// log writes msg with policy and err as an error, unless a line of t's kind
-// was written less than an interval ago.
-func (l *policyLogs) log(t *throttle, msg, policy string, err error) {
-	now := time.Now
+// clock returns the time of the intervals.
+func (l *policyLogs) clock() time.Time {
 	if l.now != nil {
-		now = l.now
+		return l.now()
 	}
-	suppressed, ok := t.pass(now(), l.every)
+	return time.Now()
+}
+
+// log writes msg with policy and err as an error, unless a line of t's kind
+// was written less than an interval ago. A line left out is counted, and
+// reported when the interval ends (see reportLater): a burst of errors that
+// stops never has a next line to carry its count.
+func (l *policyLogs) log(t *throttle, msg, policy string, err error) {
+	now := l.clock()
+	suppressed, ok := t.pass(now, l.every)
 	if !ok {
+		l.reportLater(t, msg, policy, now)
 		return
 	}
+	l.write(msg, policy, err, suppressed)
+}
+
+// reportLater schedules, at most once per interval, a line at the interval's
+// end with the number of lines of t's kind left out, unless a line of that
+// kind is written first (it then carries the count).
+func (l *policyLogs) reportLater(t *throttle, msg, policy string, now time.Time) {
+	if l.now != nil {
+		return // a test's manual clock: a real timer would fire on another time
+	}
+	if !t.armed.CompareAndSwap(false, true) {
+		return
+	}
+	wait := time.Duration(t.next.Load() - now.UnixNano())
+	time.AfterFunc(max(wait, 0), func() {
+		t.armed.Store(false)
+		if !t.take(l.clock(), l.every) {
+			return // a line of this kind was written meanwhile, with the count
+		}
+		if n := t.suppressed.Swap(0); n > 0 {
+			l.write(msg+" (lines left out at the interval's end)", policy, nil, n)
+		}
+	})
+}
+
+// write writes one line.
+func (l *policyLogs) write(msg, policy string, err error, suppressed uint64) {
 	logger := l.logger
 	if logger == nil {
 		logger = slog.Default()
 	}
-	logger.LogAttrs(context.Background(), slog.LevelError, msg,
-		slog.String("policy", policy), slog.Any("err", err), slog.Uint64("suppressed", suppressed))
+	attrs := []slog.Attr{slog.String("policy", policy), slog.Uint64("suppressed", suppressed)}
+	if err != nil {
+		attrs = []slog.Attr{slog.String("policy", policy), slog.Any("err", err), slog.Uint64("suppressed", suppressed)}
+	}
+	logger.LogAttrs(context.Background(), slog.LevelError, msg, attrs...)
 }
 
 // recoverObserver turns a panicking observer into a log line.
