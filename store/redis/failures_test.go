@@ -1,9 +1,9 @@
 package redisstore
 
 import (
+	"bytes"
 	"context"
 	"errors"
-	"io"
 	"net"
 	"runtime"
 	"sync"
@@ -22,8 +22,10 @@ import (
 )
 
 // dropProxy forwards TCP between a client and Redis and can be told to lose
-// exactly one reply: it closes the client's connection instead of forwarding
-// the next bytes Redis sends.
+// exactly one reply: once drop is set, the first connection that carries an
+// EVALSHA is closed when Redis's reply comes, instead of passing it on. (Any
+// other command, such as the handshake of a connection the client opens
+// meanwhile, passes: losing its reply would only make the client dial again.)
 type dropProxy struct {
 	ln   net.Listener
 	to   string
@@ -64,14 +66,29 @@ func (p *dropProxy) serve(c net.Conn) {
 		return
 	}
 	defer up.Close()
+	var cut atomic.Bool // this connection carried the EVALSHA whose reply is lost
 	go func() {
-		_, _ = io.Copy(up, c)
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := c.Read(buf)
+			if n > 0 && bytes.Contains(bytes.ToLower(buf[:n]), []byte("evalsha")) && p.drop.CompareAndSwap(true, false) {
+				cut.Store(true)
+			}
+			if n > 0 {
+				if _, werr := up.Write(buf[:n]); werr != nil {
+					break
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
 		_ = up.Close()
 	}()
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := up.Read(buf)
-		if n > 0 && p.drop.CompareAndSwap(true, false) {
+		if n > 0 && cut.Load() {
 			return // the reply is lost: the client sees its connection close
 		}
 		if n > 0 {
