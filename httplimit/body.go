@@ -19,7 +19,13 @@ func (t *tier) precompute(timeout time.Duration) error {
 		t.timeout, local = 0, true
 	}
 	t.timed = t.p.observer != nil && !local
-	limits := t.lim.Limits()
+	return t.setLimitHeaders(t.lim.Limits())
+}
+
+// setLimitHeaders builds what never changes for limits: each one's
+// X-RateLimit-Limit value, RateLimit prefix and 429 answers, and the tier's
+// RateLimit-Policy.
+func (t *tier) setLimitHeaders(limits []core.Limit) error {
 	t.perLimit = make([]limitHeaders, len(limits))
 	text := []byte("Too Many Requests\n")
 	var policy strings.Builder

@@ -77,7 +77,18 @@
 // WithRefund gives the cost back after the handler when a predicate on the
 // response status holds ("count only failures"): Handle returns a [Pass] the
 // adapter finishes with the status. [Policy.Reset] unblocks a client under
-// every tier; [Policy.Peek] reads its state.
+// every tier; [Policy.Peek] reads its state. WithOverrides gives named keys
+// their own limits, no limit, or none at all (blocked: 429 with a quota of 0,
+// the store never asked).
+//
+// # Several policies
+//
+// A [Group] applies the policies a [Selector] picks per request (routes,
+// methods, hosts), each with its own counters: the request goes on only when
+// all admit it, and one denied by a policy spends nothing under the others.
+// Package rules builds groups from a rules document and swaps them without a
+// restart. The adapters' Middleware functions take any [Handler]: a Policy,
+// a Group, or a rule set.
 //
 // # Cost
 //

@@ -37,7 +37,8 @@ type HeaderSetter interface {
 // writer copies them (fasthttp's SetCanonical does).
 type Headers struct {
 	o           *outcome
-	contentType string // set on an answer with a body type
+	contentType string       // set on an answer with a body type
+	group       *groupFields // a Group's lists in place of the IETF fields, or nil
 }
 
 // Len returns the number of headers.
@@ -55,14 +56,21 @@ func (h Headers) At(i int) (name, value string) {
 		return "Content-Type", h.contentType
 	}
 	c := o.hdrs[i]
-	switch k := headerName(c & 0xf); k {
+	k := headerName(c & 0xf)
+	switch k {
 	case hXLimit:
 		return HeaderXRateLimitLimit, o.t.perLimit[o.decision.Index].limitVals[0]
 	case hPolicy:
+		if h.group != nil && h.group.policy != "" {
+			return HeaderRateLimitPolicy, h.group.policy
+		}
 		return HeaderRateLimitPolicy, o.t.policyVals[0]
-	default:
-		return headerNames[k], o.vals[c>>4]
+	case hRateLimit:
+		if h.group != nil && h.group.rateLimit != "" {
+			return HeaderRateLimit, h.group.rateLimit
+		}
 	}
+	return headerNames[k], o.vals[c>>4]
 }
 
 // Arrival is implemented by a request view whose server stamped each request
@@ -139,10 +147,10 @@ func (p *Policy) Handle(ctx context.Context, r keyfuncs.Request, w ResponseWrite
 	}
 	o, sp := p.decide(ctx, r, arrival)
 	if o.action == actionRespond {
-		p.respond(o, r, w)
+		p.respond(o, r, w, nil)
 		return Pass{ctx: ctx}, false
 	}
-	writeHeaders(o, w, "")
+	writeHeaders(o, w, "", nil)
 	// Only a held request asks whether its client is still there: ctx.Err
 	// costs, and a server may hand every request a context that never ends.
 	if o.decision.Delay > 0 && !o.wait(holdContext(ctx, r), hangUpChecker(r)) {
@@ -164,17 +172,18 @@ func (p *Policy) Handle(ctx context.Context, r keyfuncs.Request, w ResponseWrite
 }
 
 // respond writes o's answer to w: its Response, or, for a denial under
-// WithDeniedHandler, what the handler writes once the headers are set.
-func (p *Policy) respond(o *outcome, r keyfuncs.Request, w ResponseWriter) {
+// WithDeniedHandler, what the handler writes once the headers are set. g,
+// unless nil, holds a Group's fields.
+func (p *Policy) respond(o *outcome, r keyfuncs.Request, w ResponseWriter, g *groupFields) {
 	resp := o.response
 	if resp == nil {
-		writeHeaders(o, w, "")
+		writeHeaders(o, w, "", g)
 		d := o.decision
 		p.release(o)
 		p.denied(w, r, d)
 		return
 	}
-	writeHeaders(o, w, resp.ContentType)
+	writeHeaders(o, w, resp.ContentType, g)
 	p.release(o)
 	// A write error means the client is gone: nobody is left to tell.
 	w.WriteHeader(resp.Status)
@@ -210,16 +219,20 @@ func (p *Policy) release(o *outcome) {
 }
 
 // writeHeaders sets o's headers, and the Content-Type when set, on w, the
-// way w supports.
-func writeHeaders(o *outcome, w ResponseWriter, contentType string) {
+// way w supports; g, unless nil, holds a Group's IETF fields.
+func writeHeaders(o *outcome, w ResponseWriter, contentType string, g *groupFields) {
 	if o.nh == 0 && contentType == "" {
 		return
 	}
 	switch w := w.(type) {
 	case headerMap:
-		o.setHeaderMap(w.Header(), contentType)
+		h := w.Header()
+		o.setHeaderMap(h, contentType)
+		if g != nil {
+			g.setHeaderMap(o, h)
+		}
 	case HeaderSetter:
-		w.SetHeaders(Headers{o: o, contentType: contentType})
+		w.SetHeaders(Headers{o: o, contentType: contentType, group: g})
 	}
 }
 

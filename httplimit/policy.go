@@ -42,6 +42,13 @@ type Policy struct {
 	tiers    []*tier          // WithTiers', in order
 	tierMap  map[string]*tier // tiers by name, when there are many
 	tierLims []*core.Limiter  // WithTiers' limiters, until New builds tiers
+
+	// WithOverrides: the specs until New builds them, then per key.
+	overrideSpecs map[string]Override
+	overrides     map[string]override
+	overrideTiers []*tier    // one per distinct override limiter
+	blockedTier   *tier      // the answers of a blocked key
+	blockedLimit  core.Limit // a quota of 0 over the default limit's period
 	// Shared read-only outcomes for answers that carry no per-request data,
 	// indexed [JSON][HEAD].
 	passOutcome  *outcome
@@ -107,6 +114,9 @@ func New(lim *core.Limiter, opts ...Option) (*Policy, error) {
 	if err := p.buildTiers(); err != nil {
 		return nil, err
 	}
+	if err := p.buildOverrides(); err != nil {
+		return nil, err
+	}
 	p.precomputeFixed()
 	return p, nil
 }
@@ -134,7 +144,15 @@ func (p *Policy) decide(ctx context.Context, r keyfuncs.Request, arrival time.Ti
 		return p.keyError(r, err), spend{}
 	}
 	t := &p.def
-	if p.pick != nil {
+	if p.overrides != nil {
+		if ov, ok := p.overrides[key]; ok {
+			if ov.t == nil || ov.blocked {
+				return p.overridden(r, ov), spend{}
+			}
+			t = ov.t
+		}
+	}
+	if p.pick != nil && t == &p.def {
 		t = p.tierFor(r)
 	}
 	cost := int64(1)

@@ -49,6 +49,7 @@ type Pass struct {
 	ctx   context.Context
 	o     *outcome // held for Finish under WithRefund; nil otherwise
 	spend spend    // what o's request spent, when o is set
+	group []member // a Group's members held for Finish under WithRefund
 }
 
 // Context returns the context the next handler should see.
@@ -57,13 +58,19 @@ func (s Pass) Context() context.Context { return s.ctx }
 // WantsStatus reports whether Finish needs the response status: the policy
 // refunds (WithRefund) and the request was admitted. An adapter calls Finish
 // only then, so that the default path reads no status.
-func (s Pass) WantsStatus() bool { return s.o != nil }
+func (s Pass) WantsStatus() bool { return s.o != nil || s.group != nil }
 
 // Finish ends the request after its next handler returned without
 // panicking, given the response status: under WithRefund it gives the cost
 // back when the policy's predicate holds for status. Call it at most once
 // per Pass; it does nothing when WantsStatus is false.
 func (s Pass) Finish(status int) {
+	for _, m := range s.group {
+		if m.p.refund(status) {
+			m.p.refundNow(s.ctx, m.o, m.sp)
+		}
+		m.p.release(m.o)
+	}
 	o := s.o
 	if o == nil {
 		return

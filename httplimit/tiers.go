@@ -138,8 +138,9 @@ func (p *Policy) safePick(r keyfuncs.Request) (name string, err error) {
 	return p.pick(r)
 }
 
-// Reset forgets key's state under the policy's limiter and under every tier
-// (WithTiers): the operator's "unblock this client". key is exactly what the
+// Reset forgets key's state under the policy's limiter, under every tier
+// (WithTiers) and under the limiters of overrides (WithOverrides): the
+// operator's "unblock this client". key is exactly what the
 // policy's key function produced for the client's requests; to get it, call
 // the same function on a request view, such as stdhttp.View(r) for an
 // *http.Request, or build the key the way the function does (keyfuncs.IP
@@ -151,23 +152,29 @@ func (p *Policy) Reset(ctx context.Context, key string) error {
 	for _, t := range p.tiers {
 		errs = append(errs, t.lim.Reset(ctx, key))
 	}
+	for _, t := range p.overrideTiers {
+		errs = append(errs, t.lim.Reset(ctx, key))
+	}
 	return errors.Join(errs...)
 }
 
-// Peek returns key's decision under the tier named tier (the policy's own
-// limiter for "" or its name) without spending anything: what the client
-// could spend now. It returns an error wrapping core.ErrInvalidOption for a
-// name no tier has, and the store's error.
-func (p *Policy) Peek(ctx context.Context, tier, key string) (core.Decision, error) {
-	if tier == "" || tier == p.def.name {
+// Peek returns key's decision under the tier named name (the policy's own
+// limiter for "" or its name, a WithTiers tier, or an override's limiter)
+// without spending anything: what the client could spend now. It returns an
+// error wrapping core.ErrInvalidOption for a name no tier has, and the store's
+// error.
+func (p *Policy) Peek(ctx context.Context, name, key string) (core.Decision, error) {
+	if name == "" || name == p.def.name {
 		return p.lim.Peek(ctx, key)
 	}
-	for _, t := range p.tiers {
-		if t.name == tier {
-			return t.lim.Peek(ctx, key)
+	for _, ts := range [][]*tier{p.tiers, p.overrideTiers} {
+		for _, t := range ts {
+			if t.name == name {
+				return t.lim.Peek(ctx, key)
+			}
 		}
 	}
-	return core.Decision{}, fmt.Errorf("%w: no tier named %q", core.ErrInvalidOption, truncate(tier))
+	return core.Decision{}, fmt.Errorf("%w: no tier named %q", core.ErrInvalidOption, truncate(name))
 }
 
 // limitHeaders is what never changes for one of a tier's limits.

@@ -1,0 +1,277 @@
+package httplimit
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/keyfuncs"
+)
+
+// Handler runs rate limiting on one request, as Policy.Handle describes: what
+// the adapters' Middleware functions take. A *Policy, a *Group and a rule set
+// (package rules) are Handlers.
+type Handler interface {
+	Handle(ctx context.Context, r keyfuncs.Request, w ResponseWriter) (Pass, bool)
+}
+
+// Selector picks which of a Group's policies apply to a request.
+type Selector interface {
+	// Select appends to dst the indexes, into the Group's policies, of those
+	// that apply to r, each at most once, in the order they decide, and
+	// returns the extended slice. It keeps neither r nor dst. An index out of
+	// range is ignored.
+	Select(r keyfuncs.Request, dst []int) []int
+}
+
+// Group applies several policies to each request: those its Selector picks
+// (routes, methods, hosts: package rules builds groups from a rules
+// document). Each policy keeps its own counters, key, tiers and behaviour;
+// the request goes on only when every policy that decides it admits it.
+//
+// The policies decide in the Selector's order. When one answers the request
+// (a denial, a key error, a failed store under WithFailClosed), the policies
+// before it give back what they spent (a refund, reported as
+// OutcomeRefunded) and those after it are not asked: a request denied by one
+// policy spends nothing under the others. A dry-run policy never answers.
+//
+// Headers: RateLimit-Policy lists the limits of every policy that applied, in
+// order; on an allowed request RateLimit lists each decided policy's state
+// and X-RateLimit-* describe the most restrictive one (the least remaining);
+// on a denial they describe the policy that denied. With one policy
+// applying, a request is handled exactly as by that Policy alone; with none,
+// it goes on with no headers. A Group is safe for concurrent use.
+type Group struct {
+	policies []*Policy
+	sel      Selector
+}
+
+// maxStackPolicies is the number of applying policies a Group keeps on the
+// stack; more cost an allocation.
+const maxStackPolicies = 16
+
+// NewGroup returns a Group of policies picked per request by sel. It returns
+// an error wrapping core.ErrInvalidOption for a nil selector, no policy, or a
+// nil one.
+func NewGroup(sel Selector, policies ...*Policy) (*Group, error) {
+	if sel == nil {
+		return nil, nilOption("selector")
+	}
+	for i, p := range policies {
+		if p == nil {
+			return nil, fmt.Errorf("%w: policy %d is nil", core.ErrInvalidOption, i)
+		}
+	}
+	return &Group{policies: append([]*Policy(nil), policies...), sel: sel}, nil
+}
+
+// Policies returns the group's policies, in the order the Selector indexes.
+func (g *Group) Policies() []*Policy { return append([]*Policy(nil), g.policies...) }
+
+// Handle runs every policy that applies to r, as the Group doc says, and
+// returns what Policy.Handle returns.
+func (g *Group) Handle(ctx context.Context, r keyfuncs.Request, w ResponseWriter) (Pass, bool) {
+	var buf [maxStackPolicies]int
+	idx := g.sel.Select(r, buf[:0])
+	n := 0
+	for _, i := range idx {
+		if i >= 0 && i < len(g.policies) {
+			idx[n] = i
+			n++
+		}
+	}
+	switch idx = idx[:n]; n {
+	case 0:
+		return Pass{ctx: ctx}, true
+	case 1:
+		return g.policies[idx[0]].Handle(ctx, r, w)
+	}
+	return g.handleMany(ctx, r, w, idx)
+}
+
+// member is one policy's part in a group decision.
+type member struct {
+	p  *Policy
+	o  *outcome
+	sp spend
+}
+
+// handleMany decides r under several policies, in order, until one answers.
+func (g *Group) handleMany(ctx context.Context, r keyfuncs.Request, w ResponseWriter, idx []int) (Pass, bool) {
+	var arrival time.Time
+	if a, ok := r.(Arrival); ok {
+		arrival = a.ArrivedAt()
+	}
+	var stack [maxStackPolicies]member
+	ms := stack[:0]
+	for n, i := range idx {
+		p := g.policies[i]
+		o, sp := p.decide(ctx, r, arrival)
+		if o.action == actionRespond {
+			fields := groupFields{}
+			if o.decided {
+				fields.policy = g.policyField(r, ms, o, idx[n+1:])
+			}
+			rollback(ctx, ms)
+			p.respond(o, r, w, &fields)
+			return Pass{ctx: ctx}, false
+		}
+		ms = append(ms, member{p, o, sp})
+	}
+	return g.pass(ctx, r, w, ms)
+}
+
+// rollback gives back what the admitted members spent, since a later policy
+// answered the request, and releases their outcomes.
+func rollback(ctx context.Context, ms []member) {
+	for _, m := range ms {
+		if m.o.decided && m.o.decision.Allowed && m.sp.cost > 0 {
+			m.p.refundNow(ctx, m.o, m.sp)
+		}
+		m.p.release(m.o)
+	}
+}
+
+// policyField is a denial's RateLimit-Policy: the limits of the members that
+// decided, of the denying outcome's tier, and of the tiers the policies after
+// it would have used.
+func (g *Group) policyField(r keyfuncs.Request, ms []member, denied *outcome, later []int) string {
+	var b strings.Builder
+	for _, m := range ms {
+		if m.o.decided {
+			appendItem(&b, m.o.t.policyVals[0])
+		}
+	}
+	appendItem(&b, denied.t.policyVals[0])
+	for _, i := range later {
+		p := g.policies[i]
+		t := &p.def
+		if p.pick != nil {
+			t = p.tierFor(r)
+		}
+		appendItem(&b, t.policyVals[0])
+	}
+	return b.String()
+}
+
+// appendItem appends a structured-field list item (or items) to b.
+func appendItem(b *strings.Builder, item string) {
+	if b.Len() > 0 {
+		b.WriteString(", ")
+	}
+	b.WriteString(item)
+}
+
+// pass completes a request every member let through: the governing member's
+// headers with the group's IETF lists, the longest hold, and a Pass that
+// refunds each member's cost under its own WithRefund.
+func (g *Group) pass(ctx context.Context, r keyfuncs.Request, w ResponseWriter, ms []member) (Pass, bool) {
+	gov, hold := -1, -1
+	var policy, rateLimit strings.Builder
+	for i, m := range ms {
+		if !m.o.decided {
+			continue
+		}
+		if m.o.nh > 0 {
+			appendItem(&policy, m.o.t.policyVals[0])
+			appendItem(&rateLimit, m.o.rateLimitField())
+			if gov < 0 || governs(&m.o.decision, &ms[gov].o.decision) {
+				gov = i
+			}
+		}
+		if m.o.decision.Delay > 0 && (hold < 0 || m.o.decision.Delay > ms[hold].o.decision.Delay) {
+			hold = i
+		}
+	}
+	if gov >= 0 {
+		writeHeaders(ms[gov].o, w, "", &groupFields{policy: policy.String(), rateLimit: rateLimit.String()})
+	}
+	if hold >= 0 && !ms[hold].o.wait(holdContext(ctx, r), hangUpChecker(r)) {
+		for _, m := range ms {
+			m.p.release(m.o)
+		}
+		return Pass{ctx: ctx}, false
+	}
+	return g.finishPass(ctx, ms, gov)
+}
+
+// finishPass builds the Pass of a request every member let through, and
+// releases the outcomes nothing holds on to.
+func (g *Group) finishPass(ctx context.Context, ms []member, gov int) (Pass, bool) {
+	pass := Pass{ctx: ctx}
+	var refunds []member
+	for i, m := range ms {
+		if i == gov && m.o.becomesContext() {
+			pass.ctx = m.o.asContext(ctx)
+		}
+		if m.o.refund {
+			refunds = append(refunds, m) // released by Finish
+			continue
+		}
+		m.p.release(m.o) // a no-op for the outcome that became the context
+	}
+	if len(refunds) > 0 {
+		pass.group = refunds
+	}
+	return pass, true
+}
+
+// governs reports whether a describes a more restrictive state than b: a
+// denial (a dry run's), else less remaining, else a later reset.
+func governs(a, b *core.Decision) bool {
+	if a.Allowed != b.Allowed {
+		return !a.Allowed
+	}
+	if a.Remaining != b.Remaining {
+		return a.Remaining < b.Remaining
+	}
+	return a.ResetAfter > b.ResetAfter
+}
+
+// groupFields replace the IETF fields of one outcome's headers with a
+// group's lists; an empty one is left as the outcome has it.
+type groupFields struct {
+	policy, rateLimit string
+}
+
+// setHeaderMap puts g's fields in h in place of those o's headers set.
+func (g *groupFields) setHeaderMap(o *outcome, h map[string][]string) {
+	for i := range o.nh {
+		switch headerName(o.hdrs[i] & 0xf) {
+		case hPolicy:
+			if g.policy != "" {
+				h[HeaderRateLimitPolicy] = []string{g.policy}
+			}
+		case hRateLimit:
+			if g.rateLimit != "" {
+				h[HeaderRateLimit] = []string{g.rateLimit}
+			}
+		}
+	}
+}
+
+// rateLimitField returns o's RateLimit field value, "" when it sets none.
+func (o *outcome) rateLimitField() string {
+	for i := range o.nh {
+		if headerName(o.hdrs[i]&0xf) == hRateLimit {
+			return o.vals[o.hdrs[i]>>4]
+		}
+	}
+	return ""
+}
+
+// CheckHandler returns an error wrapping core.ErrInvalidOption for a nil
+// Handler or one that is a nil pointer (a nil *Policy): for an adapter's
+// Middleware to refuse it when it is built, not on the first request.
+func CheckHandler(h Handler) error {
+	if h == nil {
+		return nilOption("handler")
+	}
+	if v := reflect.ValueOf(h); v.Kind() == reflect.Pointer && v.IsNil() {
+		return fmt.Errorf("%w: nil %T", core.ErrInvalidOption, h)
+	}
+	return nil
+}
