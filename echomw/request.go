@@ -24,6 +24,8 @@ func (v *request) HeaderValues(name string) []string { return v.c.Request().Head
 func (v *request) Method() string                    { return v.c.Request().Method }
 func (v *request) Path() string                      { return v.c.Request().URL.Path }
 func (v *request) Route() string                     { return v.c.Path() }
+func (v *request) Host() string                      { return v.c.Request().Host }
+func (v *request) EscapedPath() string               { return v.c.Request().URL.EscapedPath() }
 
 // Context returns the request's context as seen from Echo: Value finds what
 // c.Set stored first, then what c.Request().Context() holds (see

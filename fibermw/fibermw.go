@@ -47,19 +47,21 @@ func New(lim *core.Limiter, opts ...httplimit.Option) (fiber.Handler, error) {
 	return middleware(p), nil
 }
 
-// Middleware returns the middleware that runs p on every request, for an app
-// that keeps the policy to call its Reset or Peek (an operator unblocking a
-// client under every tier). New(lim, opts...) is Middleware of
-// httplimit.New(lim, opts...). It returns an error wrapping
-// core.ErrInvalidOption for a nil policy.
-func Middleware(p *httplimit.Policy) (fiber.Handler, error) {
-	if p == nil {
-		return nil, fmt.Errorf("fibermw: %w: nil policy", core.ErrInvalidOption)
+// Middleware returns the middleware that runs h on every request: a
+// *httplimit.Policy the app keeps to call its Reset or Peek (an operator
+// unblocking a client under every tier), an *httplimit.Group, or a rule set
+// (*rules.Set, module github.com/ratewarden/ratewarden/rules), whose policies
+// are chosen per request and reloaded without a restart. New(lim, opts...) is
+// Middleware of httplimit.New(lim, opts...). It returns an error wrapping
+// core.ErrInvalidOption for a nil h.
+func Middleware(h httplimit.Handler) (fiber.Handler, error) {
+	if err := httplimit.CheckHandler(h); err != nil {
+		return nil, fmt.Errorf("fibermw: %w", err)
 	}
-	return middleware(p), nil
+	return middleware(h), nil
 }
 
-func middleware(p *httplimit.Policy) fiber.Handler {
+func middleware(p httplimit.Handler) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		ctx := c.UserContext()
 		v := request{c}

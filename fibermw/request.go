@@ -77,6 +77,13 @@ func (v request) Method() string {
 func (v request) Path() string  { return strings.Clone(v.c.Path()) }
 func (v request) Route() string { return v.c.Route().Path }
 
+// Host is the Host header as sent (keyfuncs.HostRequest), copied.
+func (v request) Host() string { return string(v.c.Request().Host()) }
+
+// EscapedPath is the path as the client sent it, percent-encoded, before
+// fasthttp decoded and normalised it (keyfuncs.EscapedPathRequest), copied.
+func (v request) EscapedPath() string { return string(v.c.Request().URI().PathOriginal()) }
+
 // Context returns the request's context as seen from Fiber: Value finds what
 // c.Locals stored first, then what c.UserContext() holds (see
 // requestContext).

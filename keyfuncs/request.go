@@ -54,6 +54,26 @@ type ClientIPResolver interface {
 	ClientIP() string
 }
 
+// HostRequest is implemented by a Request view that knows the host the
+// request was sent to (net/http keeps it in Request.Host, not among the
+// headers): what rules match hosts against. Every adapter's view implements
+// it; for another view, rules read the Host header.
+type HostRequest interface {
+	// Host returns the request's host, with its port when the client sent one.
+	Host() string
+}
+
+// EscapedPathRequest is implemented by a Request view that can give the path
+// as the client sent it, percent-encoded (url.URL.EscapedPath): rules match
+// paths in that form, normalised, which tells an encoded "/" (%2F, part of a
+// segment) from a separator. Every adapter's view implements it; for
+// another view, rules match Path.
+type EscapedPathRequest interface {
+	// EscapedPath returns the request path, percent-encoded as sent, without
+	// the query.
+	EscapedPath() string
+}
+
 // Func extracts the rate-limit key from a request: who the client is. An
 // error (wrapping ErrKey) means no key could be found, and the request is
 // answered by the key-error policy, never let through unlimited.

@@ -20,6 +20,8 @@ func (v request) Method() string                    { return v.r.Method }
 func (v request) Path() string                      { return v.r.URL.Path }
 func (v request) Route() string                     { return v.r.Pattern }
 func (v request) Context() context.Context          { return v.r.Context() }
+func (v request) Host() string                      { return v.r.Host }
+func (v request) EscapedPath() string               { return v.r.URL.EscapedPath() }
 
 // View returns r as the keyfuncs.Request the middleware hands to key
 // functions: to test a key function, or to call one outside the middleware.
