@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/ratewarden/ratewarden/core"
+	redisstore "github.com/ratewarden/ratewarden/store/redis"
 )
 
 // errUsage marks an error in the flags (exit status 2).
@@ -199,58 +199,23 @@ func (c *Config) parseFail(fail string) error {
 	return nil
 }
 
-// parseStore sets c.Store, c.RedisAddrs and c.RedisDB from -store.
+// parseStore sets c.Store, c.RedisAddrs and c.RedisDB from -store: memory,
+// or a Redis URL as redisstore.ParseURL reads it.
 func (c *Config) parseStore(s string) error {
 	if s == "memory" {
 		c.Store = Memory
 		return nil
 	}
-	bad := func(why string) error {
-		return usageErr("-store %q: %s (want memory, redis://host:port/db or redis-cluster://host:port,host:port)", s, why)
+	if !strings.HasPrefix(s, "redis://") && !strings.HasPrefix(s, "redis-cluster://") {
+		return usageErr("-store %q: unknown store (want memory, %s)", s, redisstore.URLForms)
 	}
-	scheme, rest, ok := strings.Cut(s, "://")
-	if !ok {
-		return bad("unknown store")
+	opts, err := redisstore.ParseURL(s)
+	if err != nil {
+		return usageErr("-store: %v", err)
 	}
-	switch scheme {
-	case "redis":
-		u, err := url.Parse(s)
-		if err != nil || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-			return bad("not a plain redis URL")
-		}
-		if err := checkHostPort(u.Host); err != nil {
-			return bad(err.Error())
-		}
-		c.Store, c.RedisAddrs = Redis, []string{u.Host}
-		if db := strings.TrimPrefix(u.Path, "/"); db != "" {
-			n, err := strconv.Atoi(db)
-			if err != nil || n < 0 {
-				return bad("the database must be a number, 0 or more")
-			}
-			c.RedisDB = n
-		}
-		return nil
-	case "redis-cluster":
-		for _, a := range strings.Split(rest, ",") {
-			if err := checkHostPort(a); err != nil {
-				return bad(err.Error())
-			}
-			c.RedisAddrs = append(c.RedisAddrs, a)
-		}
+	c.Store, c.RedisAddrs, c.RedisDB = Redis, opts.Addrs, opts.DB
+	if opts.IsClusterMode {
 		c.Store = RedisCluster
-		return nil
-	}
-	return bad("unknown store")
-}
-
-// checkHostPort checks that a is host:port with a port from 1 to 65535.
-func checkHostPort(a string) error {
-	host, port, err := net.SplitHostPort(a)
-	if err != nil || host == "" {
-		return fmt.Errorf("%q is not host:port", a)
-	}
-	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-		return fmt.Errorf("%q: the port must be a number from 1 to 65535", a)
 	}
 	return nil
 }

@@ -22,19 +22,17 @@ const warmUpTimeout = 5 * time.Second
 // Redis does not answer, a line on the error log says so and the server
 // starts all the same, failing open or closed until Redis answers.
 func (c *Config) newStore() (core.Store, io.Closer, error) {
-	var client redis.UniversalClient
-	switch c.Store {
-	case Redis:
-		client = redis.NewClient(&redis.Options{Addr: c.RedisAddrs[0], DB: c.RedisDB, ContextTimeoutEnabled: true})
-	case RedisCluster:
-		client = redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.RedisAddrs, ContextTimeoutEnabled: true})
-	default:
+	if c.Store == Memory {
 		st, err := memory.New()
 		if err != nil {
 			return nil, nil, err
 		}
 		return st, st, nil
 	}
+	// The options redisstore.ParseURL returned for -store.
+	client := redis.NewUniversalClient(&redis.UniversalOptions{
+		Addrs: c.RedisAddrs, DB: c.RedisDB, IsClusterMode: c.Store == RedisCluster, ContextTimeoutEnabled: true,
+	})
 	st, err := redisstore.New(client)
 	if err != nil {
 		_ = client.Close()
