@@ -1,0 +1,12 @@
+module github.com/ratewarden/ratewarden/rules
+
+go 1.26.0
+
+require (
+	github.com/ratewarden/ratewarden v0.1.0
+	github.com/stretchr/testify v1.12.1
+)
+
+require go.yaml.in/yaml/v3 v3.0.6
+
+replace github.com/ratewarden/ratewarden => ../
