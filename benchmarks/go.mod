@@ -7,6 +7,7 @@ require (
 	github.com/ratewarden/ratewarden v0.1.0
 	github.com/ratewarden/ratewarden/metrics/otel v0.1.0
 	github.com/ratewarden/ratewarden/metrics/prometheus v0.1.0
+	github.com/ratewarden/ratewarden/rules v0.1.0
 	go.opentelemetry.io/otel/sdk/metric v1.47.0
 )
 
@@ -27,7 +28,7 @@ require (
 	go.opentelemetry.io/otel/metric v1.47.0 // indirect
 	go.opentelemetry.io/otel/sdk v1.47.0 // indirect
 	go.opentelemetry.io/otel/trace v1.47.0 // indirect
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
 )
 
 require (
@@ -112,3 +113,5 @@ replace github.com/ratewarden/ratewarden/store/rueidis => ../store/rueidis
 replace github.com/ratewarden/ratewarden/metrics/prometheus => ../metrics/prometheus
 
 replace github.com/ratewarden/ratewarden/metrics/otel => ../metrics/otel
+
+replace github.com/ratewarden/ratewarden/rules => ../rules
