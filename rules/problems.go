@@ -120,10 +120,10 @@ func (e *Problems) Unwrap() []error {
 
 // finding is a problem on its way to a Problem: where and what.
 type finding struct {
-	pos  Pos
-	at   *path // the part at fault
-	msg  string
-	err  error
+	pos Pos
+	at  *path // the part at fault
+	msg string
+	err error
 }
 
 // maxMessage bounds a problem's message, which may quote the document.
