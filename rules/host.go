@@ -7,35 +7,20 @@ import (
 	"github.com/ratewarden/ratewarden/keyfuncs"
 )
 
-// hoster is implemented by a request view that knows the request's host
-// (net/http keeps it in Request.Host, not among the headers): hosts are
-// matched against Host() when the view has it, else against the Host header.
-type hoster interface {
-	Host() string
-}
-
-// escapedPather is implemented by a request view that can give the path as
-// the client sent it, percent-encoded (url.URL.EscapedPath): paths are
-// matched against EscapedPath() when the view has it, else against Path().
-// The encoded form tells an encoded "/" (%2F, part of a segment) from a
-// separator, which a decoded path cannot.
-type escapedPather interface {
-	EscapedPath() string
-}
-
-// requestPath returns the path of r to normalise and match.
+// requestPath returns the path of r to normalise and match: as the client
+// sent it (keyfuncs.EscapedPathRequest) when r can tell, else r.Path().
 func requestPath(r keyfuncs.Request) string {
-	if ep, ok := r.(escapedPather); ok {
+	if ep, ok := r.(keyfuncs.EscapedPathRequest); ok {
 		return ep.EscapedPath()
 	}
 	return r.Path()
 }
 
 // requestHost returns the host of r without its port (see hostOnly), from
-// Host() when r has it, else from the Host header (peeked without a copy
-// when r is an httplimit.HeaderPeeker).
+// keyfuncs.HostRequest when r implements it, else from the Host header
+// (peeked without a copy when r is an httplimit.HeaderPeeker).
 func requestHost(r keyfuncs.Request, peek httplimit.HeaderPeeker) string {
-	if h, ok := r.(hoster); ok {
+	if h, ok := r.(keyfuncs.HostRequest); ok {
 		return hostOnly(h.Host())
 	}
 	if peek != nil {

@@ -15,10 +15,10 @@ import (
 // does before its policies decide: every policy whose match holds, less
 // those removed by the replaces of a policy that applies (docs/rules.md,
 // "Which policies apply"). The path is matched in its normal form ("//",
-// "." and ".." resolved, unreserved characters decoded), taken from the
-// request view's EscapedPath() when it has one, else from Path(); the host
-// from its Host() when it has one, else from the Host header, without the
-// port and case-insensitively.
+// "." and ".." resolved, unreserved characters decoded), taken as the client
+// sent it when the request view implements keyfuncs.EscapedPathRequest (every
+// adapter's does), else from Path(); the host from keyfuncs.HostRequest, else
+// the Host header, without the port and case-insensitively.
 //
 // Matching costs one walk of the path's segments over a trie of every
 // pattern and a few operations on sets of policies: no regular expression,

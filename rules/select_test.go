@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// view is a keyfuncs.Request of a method, a path and headers, with neither
-// Host() nor EscapedPath(): the host is its Host header.
+// view is a keyfuncs.Request of a method, a path and headers, neither a
+// keyfuncs.HostRequest nor an EscapedPathRequest: the host is its Host header.
 type view struct {
 	method, path string
 	headers      http.Header
@@ -29,7 +29,8 @@ func (v *view) Path() string                      { return v.path }
 func (v *view) Route() string                     { return "" }
 func (v *view) Context() context.Context          { return context.Background() }
 
-// hostView is a view with Host(), as net/http's has (its Host is no header).
+// hostView is a view with Host() (keyfuncs.HostRequest), as net/http's has
+// (its host is no header).
 type hostView struct {
 	*view
 	host string
@@ -37,7 +38,8 @@ type hostView struct {
 
 func (v hostView) Host() string { return v.host }
 
-// escapedView is a view with EscapedPath(), the path as the client sent it.
+// escapedView is a view with EscapedPath() (keyfuncs.EscapedPathRequest), the
+// path as the client sent it.
 type escapedView struct {
 	*view
 	escaped string
@@ -119,6 +121,8 @@ func TestSelect(t *testing.T) {
 		{"chain: a removes b, b removes nothing", chain, req("GET", "/x"), []string{"c", "a"}},
 		{"chain: a does not match, b removes c", chain, req("GET", "/y"), []string{"b"}},
 		{"chain: b does not match", chain, req("POST", "/x"), []string{"c", "a"}},
+		{"host through stdhttp", hosts, stdhttp.View(httptest.NewRequest("GET", "http://API.example.com:8080/", nil)), []string{"api-host"}},
+		{"route through stdhttp, encoded slash", items, stdhttp.View(httptest.NewRequest("GET", "/api/items/a%2Fb", nil)), []string{"item", "all"}},
 		{"host header", hosts, req("GET", "/", "Host", "api.example.com"), []string{"api-host"}},
 		{"host with port and case", hosts, req("GET", "/", "Host", "API.Example.COM:8443"), []string{"api-host"}},
 		{"host with a final dot", hosts, req("GET", "/", "Host", "api.example.com."), []string{"api-host"}},
