@@ -261,3 +261,37 @@ func randomMatchingPath(rng *rand.Rand, p *pattern) string {
 	}
 	return b.String()
 }
+
+// FuzzPattern parses any text as a route pattern and as a prefix: no panic,
+// and what parses is in the normal form paths are matched in, and matches
+// the path its own segments spell.
+func FuzzPattern(f *testing.F) {
+	for _, s := range []string{"/", "/api/items/{id}", "/static/{rest...}", "/a//b", "/{a}/{a}", "/%69", "/a%2Fb/", "/{x...}/y", "{", "/{}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if err := checkPrefix(s); err == nil && !isNormalPath(s) {
+			t.Fatalf("prefix %q accepted, but a path would be normalised to %q", s, normalizePath(s))
+		}
+		p, err := parsePattern(s)
+		if err != nil {
+			return
+		}
+		var b strings.Builder
+		for _, seg := range p.segments {
+			b.WriteByte('/')
+			if seg.kind == segParam {
+				b.WriteString("x")
+			} else {
+				b.WriteString(seg.text)
+			}
+		}
+		if p.tail == tailRest || b.Len() == 0 {
+			b.WriteByte('/')
+		}
+		path := b.String()
+		if !isNormalPath(path) || !p.match(path) {
+			t.Fatalf("pattern %q: its own path %q is not normal or not matched", s, path)
+		}
+	})
+}
