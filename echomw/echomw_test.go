@@ -12,6 +12,7 @@ import (
 	"github.com/ratewarden/ratewarden/echomw"
 	"github.com/ratewarden/ratewarden/httplimit"
 	"github.com/ratewarden/ratewarden/keyfuncs"
+	"github.com/ratewarden/ratewarden/rules"
 	"github.com/ratewarden/ratewarden/testing/adaptertest"
 )
 
@@ -20,6 +21,20 @@ func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...http
 	if err != nil {
 		return nil, err
 	}
+	return appWith(mw, h), nil
+}
+
+// rulesApp is newApp around echomw.Middleware(rs), for adaptertest.RunRules.
+func rulesApp(_ *testing.T, rs httplimit.Handler, h adaptertest.Handler) (*adaptertest.Server, error) {
+	mw, err := echomw.Middleware(rs)
+	if err != nil {
+		return nil, err
+	}
+	return appWith(mw, h), nil
+}
+
+// appWith is the conformance app: mw on every route, h answering.
+func appWith(mw echo.MiddlewareFunc, h adaptertest.Handler) *adaptertest.Server {
 	e := echo.New()
 	e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -41,11 +56,21 @@ func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...http
 		e.HEAD(path, handle)
 		e.POST(path, handle)
 	}
-	return adaptertest.HTTPServer(e), nil
+	return adaptertest.HTTPServer(e)
 }
 
 func TestConformance(t *testing.T) {
 	adaptertest.Run(t, adaptertest.Adapter{New: newApp, Disconnects: true, RenderJSON: renderJSON})
+}
+
+func TestConformanceWithRules(t *testing.T) {
+	adaptertest.RunRules(t, adaptertest.Adapter{Middleware: rulesApp}, func(doc []byte, st core.Store, clk core.Clock) (httplimit.Handler, error) {
+		d, err := rules.Parse(doc, "rules.yaml")
+		if err != nil {
+			return nil, err
+		}
+		return rules.New(st, d, rules.WithClock(clk))
+	})
 }
 
 // renderJSON renders with Echo's c.JSON.

@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/labstack/echo/v4 v4.16.0
 	github.com/ratewarden/ratewarden v0.1.0
+	github.com/ratewarden/ratewarden/rules v0.1.0
 	github.com/stretchr/testify v1.12.1
 )
 
@@ -15,7 +16,7 @@ require (
 	github.com/mattn/go-isatty v0.0.22 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
 	github.com/valyala/fasttemplate v1.2.2 // indirect
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	golang.org/x/crypto v0.53.0 // indirect
 	golang.org/x/net v0.56.0 // indirect
 	golang.org/x/sys v0.46.0 // indirect
@@ -23,3 +24,5 @@ require (
 )
 
 replace github.com/ratewarden/ratewarden => ..
+
+replace github.com/ratewarden/ratewarden/rules => ../rules

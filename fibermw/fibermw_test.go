@@ -16,6 +16,7 @@ import (
 	"github.com/ratewarden/ratewarden/fibermw"
 	"github.com/ratewarden/ratewarden/httplimit"
 	"github.com/ratewarden/ratewarden/keyfuncs"
+	"github.com/ratewarden/ratewarden/rules"
 	"github.com/ratewarden/ratewarden/testing/adaptertest"
 )
 
@@ -32,6 +33,21 @@ func newApp(t *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...http
 	if err != nil {
 		return nil, err
 	}
+	return appWith(t, mw, h), nil
+}
+
+// rulesApp is newApp around fibermw.Middleware(rs), for adaptertest.RunRules.
+func rulesApp(t *testing.T, rs httplimit.Handler, h adaptertest.Handler) (*adaptertest.Server, error) {
+	mw, err := fibermw.Middleware(rs)
+	if err != nil {
+		return nil, err
+	}
+	return appWith(t, mw, h), nil
+}
+
+// appWith is the conformance app, mw on every route and h answering, on a
+// loopback listener.
+func appWith(t *testing.T, mw fiber.Handler, h adaptertest.Handler) *adaptertest.Server {
 	app := fiber.New(fiber.Config{ReadBufferSize: 1 << 20, DisableStartupMessage: true})
 	var inFlight sync.WaitGroup
 	app.Use(func(c *fiber.Ctx) error {
@@ -55,7 +71,7 @@ func newApp(t *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...http
 		app.Get(path, mw, handle) // Get also serves HEAD
 		app.Post(path, mw, handle)
 	}
-	return serveOnLoopback(t, app, &inFlight), nil
+	return serveOnLoopback(t, app, &inFlight)
 }
 
 // serveOnLoopback runs app on a loopback listener. Its Close waits for the requests in
@@ -88,6 +104,16 @@ func serveOnLoopback(t *testing.T, app *fiber.App, inFlight *sync.WaitGroup) *ad
 
 func TestConformance(t *testing.T) {
 	adaptertest.Run(t, adaptertest.Adapter{New: newApp, RenderJSON: renderJSON, Disconnects: true})
+}
+
+func TestConformanceWithRules(t *testing.T) {
+	adaptertest.RunRules(t, adaptertest.Adapter{Middleware: rulesApp}, func(doc []byte, st core.Store, clk core.Clock) (httplimit.Handler, error) {
+		d, err := rules.Parse(doc, "rules.yaml")
+		if err != nil {
+			return nil, err
+		}
+		return rules.New(st, d, rules.WithClock(clk))
+	})
 }
 
 // renderJSON renders with Fiber's c.JSON.

@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/gofiber/fiber/v2 v2.52.15
 	github.com/ratewarden/ratewarden v0.1.0
+	github.com/ratewarden/ratewarden/rules v0.1.0
 	github.com/stretchr/testify v1.12.1
 	github.com/valyala/fasthttp v1.51.0
 )
@@ -20,8 +21,10 @@ require (
 	github.com/rivo/uniseg v0.2.0 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
 	github.com/valyala/tcplisten v1.0.0 // indirect
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	golang.org/x/sys v0.28.0 // indirect
 )
 
 replace github.com/ratewarden/ratewarden => ..
+
+replace github.com/ratewarden/ratewarden/rules => ../rules

@@ -12,6 +12,7 @@ import (
 	"github.com/ratewarden/ratewarden/ginmw"
 	"github.com/ratewarden/ratewarden/httplimit"
 	"github.com/ratewarden/ratewarden/keyfuncs"
+	"github.com/ratewarden/ratewarden/rules"
 	"github.com/ratewarden/ratewarden/testing/adaptertest"
 )
 
@@ -22,6 +23,20 @@ func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...http
 	if err != nil {
 		return nil, err
 	}
+	return appWith(mw, h), nil
+}
+
+// rulesApp is newApp around ginmw.Middleware(rs), for adaptertest.RunRules.
+func rulesApp(_ *testing.T, rs httplimit.Handler, h adaptertest.Handler) (*adaptertest.Server, error) {
+	mw, err := ginmw.Middleware(rs)
+	if err != nil {
+		return nil, err
+	}
+	return appWith(mw, h), nil
+}
+
+// appWith is the conformance app: mw on every route, h answering.
+func appWith(mw gin.HandlerFunc, h adaptertest.Handler) *adaptertest.Server {
 	r := gin.New()
 	r.Use(func(c *gin.Context) { adaptertest.SetPeer(c.Request) }, mw)
 	handle := func(c *gin.Context) {
@@ -33,11 +48,21 @@ func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...http
 		r.HEAD(path, handle)
 		r.POST(path, handle)
 	}
-	return adaptertest.HTTPServer(r), nil
+	return adaptertest.HTTPServer(r)
 }
 
 func TestConformance(t *testing.T) {
 	adaptertest.Run(t, adaptertest.Adapter{New: newApp, Disconnects: true, RenderJSON: renderJSON})
+}
+
+func TestConformanceWithRules(t *testing.T) {
+	adaptertest.RunRules(t, adaptertest.Adapter{Middleware: rulesApp}, func(doc []byte, st core.Store, clk core.Clock) (httplimit.Handler, error) {
+		d, err := rules.Parse(doc, "rules.yaml")
+		if err != nil {
+			return nil, err
+		}
+		return rules.New(st, d, rules.WithClock(clk))
+	})
 }
 
 // renderJSON renders with Gin's c.JSON.

@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/gin-gonic/gin v1.12.0
 	github.com/ratewarden/ratewarden v0.1.0
+	github.com/ratewarden/ratewarden/rules v0.1.0
 	github.com/stretchr/testify v1.12.1
 )
 
@@ -33,7 +34,7 @@ require (
 	github.com/twitchyliquid64/golang-asm v0.15.1 // indirect
 	github.com/ugorji/go/codec v1.3.1 // indirect
 	go.mongodb.org/mongo-driver/v2 v2.5.0 // indirect
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	golang.org/x/arch v0.22.0 // indirect
 	golang.org/x/crypto v0.48.0 // indirect
 	golang.org/x/net v0.51.0 // indirect
@@ -43,3 +44,5 @@ require (
 )
 
 replace github.com/ratewarden/ratewarden => ..
+
+replace github.com/ratewarden/ratewarden/rules => ../rules

@@ -19,19 +19,7 @@ func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...http
 	if err != nil {
 		return nil, err
 	}
-	handler := mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		d, ok := stdhttp.DecisionFrom(r)
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.WriteHeader(adaptertest.Status(r.Header.Get(adaptertest.StatusHeader)))
-		_, _ = w.Write([]byte(h(d, ok)))
-	}))
-	mux := http.NewServeMux()
-	mux.Handle("/users/{id}", handler)
-	mux.Handle("/", handler)
-	return adaptertest.HTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		adaptertest.SetPeer(r)
-		mux.ServeHTTP(w, r)
-	})), nil
+	return adaptertest.NetHTTPApp(mw, h), nil
 }
 
 func TestConformance(t *testing.T) {

@@ -77,6 +77,9 @@ type Adapter struct {
 	// httplimit.WithDeniedHandler: w and r are what the handler got (reach
 	// the framework's request with the adapter's Native).
 	RenderJSON func(w httplimit.ResponseWriter, r keyfuncs.Request, status int, body any)
+	// Middleware builds the app New builds, around the adapter's
+	// Middleware(h) instead of New: for RunRules, which hands it a rule set.
+	Middleware func(t *testing.T, h httplimit.Handler, app Handler) (*Server, error)
 }
 
 // SetPeer sets r.RemoteAddr from PeerHeader, for net/http based apps.
@@ -289,4 +292,24 @@ type failingStore struct{}
 
 func (failingStore) Take(context.Context, core.TakeRequest) (core.Decision, error) {
 	return core.Decision{}, errStoreDown
+}
+
+// NetHTTPApp is the conformance app on net/http, mw (an adapter's net/http
+// middleware, such as stdhttp's) around every route and h answering, served
+// on an httptest server: for stdhttp's conformance and for adapters built on
+// net/http.
+func NetHTTPApp(mw func(http.Handler) http.Handler, h Handler) *Server {
+	handler := mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d, ok := httplimit.DecisionFromContext(r.Context())
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(Status(r.Header.Get(StatusHeader)))
+		_, _ = w.Write([]byte(h(d, ok)))
+	}))
+	mux := http.NewServeMux()
+	mux.Handle("/users/{id}", handler)
+	mux.Handle("/", handler)
+	return HTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		SetPeer(r)
+		mux.ServeHTTP(w, r)
+	}))
 }
