@@ -29,8 +29,11 @@ func tiered(t *testing.T, opts ...Option) (*Policy, *core.Limiter) {
 	team, err := lim.Tier("team", core.PerSecond(2))
 	require.NoError(t, err)
 	pick := func(r keyfuncs.Request) (string, error) {
-		if r.Header("X-Plan") == "panic" {
+		switch r.Header("X-Plan") {
+		case "panic":
 			panic("pick bug")
+		case "fail":
+			return "paid", errors.New("no plan") // the name is ignored on an error
 		}
 		return r.Header("X-Plan"), nil
 	}
@@ -79,6 +82,10 @@ func TestTierPickPanicIsLogged(t *testing.T) {
 	assert.True(t, next)
 	assert.Equal(t, `"default";q=1;w=60`, w.Header().Get(HeaderRateLimitPolicy))
 	assert.Contains(t, buf.String(), "tier pick function panicked")
+	buf.Reset()
+	w, _, _ = serve(p, fakereq.New("192.0.2.2:1", "X-Plan", "fail"))
+	assert.Equal(t, `"default";q=1;w=60`, w.Header().Get(HeaderRateLimitPolicy), "a failed pick gets the default")
+	assert.Empty(t, buf.String(), "a failed pick is the request's, not a bug: nothing is logged")
 }
 
 func TestWithTiersRejectsBadInput(t *testing.T) {
