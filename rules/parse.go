@@ -103,7 +103,7 @@ func readYAML(d *decoder, data []byte) (top *yaml.Node, ok bool) {
 	}
 	switch n := deref(top); {
 	case isNull(n):
-		d.add(posOf(n), nil, nil, "the document is empty")
+		d.add(Pos{Line: 1}, nil, nil, "the document is empty")
 		return nil, false
 	case n.Kind != yaml.MappingNode:
 		d.add(posOf(n), nil, nil, "want a mapping with schema, version and policies, got %s", kindName(n))

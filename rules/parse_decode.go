@@ -137,8 +137,12 @@ func (d *decoder) keyPart(v *yaml.Node, at *path) (KeyPart, bool) {
 		return KeyPart{}, false
 	}
 	var part KeyPart
+	before := d.n
 	present, _, ok := decodeObject(d, n, at, "a key", keyPartFields, &part)
-	if ok && len(present) != 1 {
+	switch {
+	case d.n > before:
+		ok = false
+	case ok && len(present) != 1:
 		d.fail(n, at, nil, "a key part has exactly one of header, jwt_claim and context")
 		ok = false
 	}
@@ -201,6 +205,7 @@ func (d *decoder) headerList(v *yaml.Node, at *path) []HeaderMatch {
 	before := d.n
 	for i, it := range items {
 		var h HeaderMatch
+		mine := d.n
 		present, _, ok := decodeObject(d, it, at.at(i), "a header condition", headerFields, &h)
 		if !ok {
 			continue
@@ -209,6 +214,7 @@ func (d *decoder) headerList(v *yaml.Node, at *path) []HeaderMatch {
 		_, eq := present["equals"]
 		_, pr := present["present"]
 		switch {
+		case d.n > mine: // a mistake in the condition: what follows would repeat it
 		case eq && pr:
 			d.fail(deref(it), at.at(i), nil, "equals and present exclude each other")
 		case !eq && !pr:

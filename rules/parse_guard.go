@@ -23,6 +23,8 @@ type aliasGuard struct {
 	text     int                 // bytes of the scalars reached through aliases
 	open     map[*yaml.Node]bool // anchors being expanded
 	trail    []step              // where the walk is, for a problem's path
+	outer    *yaml.Node          // the alias whose expansion the walk is in
+	outerAt  int                 // len(trail) at outer
 }
 
 // step is one level of the walk: the i-th node of parent's Content.
@@ -31,13 +33,20 @@ type step struct {
 	i      int
 }
 
-// fail records a problem at n, the node the walk is at.
-func (g *aliasGuard) fail(n *yaml.Node, format string, args ...any) {
+// fail records a problem at n, the node the walk is at, with the path of
+// the first depth steps of the walk.
+func (g *aliasGuard) fail(n *yaml.Node, depth int, format string, args ...any) {
 	var at *path
-	for _, s := range g.trail {
+	for _, s := range g.trail[:depth] {
 		at = childPath(s.parent, at, s.i)
 	}
 	g.d.add(posOf(n), at, nil, format, args...)
+}
+
+// overBudget records a problem of the aliases' budget at the outermost
+// alias being expanded: the one written where the expansion starts.
+func (g *aliasGuard) overBudget(format string, args ...any) {
+	g.fail(g.outer, g.outerAt, format, args...)
 }
 
 // guard reports whether the tree under top is within the bounds, recording
@@ -54,11 +63,11 @@ func (g *aliasGuard) walk(n *yaml.Node, depth int, aliased bool) bool {
 		g.expanded++
 		g.text += len(n.Value)
 		if g.expanded > MaxAliasNodes {
-			g.fail(n, "the document's aliases expand to more than %d nodes", MaxAliasNodes)
+			g.overBudget("the document's aliases expand to more than %d nodes", MaxAliasNodes)
 			return false
 		}
 		if g.text > MaxDocumentSize {
-			g.fail(n, "the document's aliases expand to more than %d bytes of text", MaxDocumentSize)
+			g.overBudget("the document's aliases expand to more than %d bytes of text", MaxDocumentSize)
 			return false
 		}
 	}
@@ -70,7 +79,7 @@ func (g *aliasGuard) walk(n *yaml.Node, depth int, aliased bool) bool {
 			depth++
 		}
 		if depth > MaxDepth {
-			g.fail(n, "the document nests mappings and lists more than %d levels deep", MaxDepth)
+			g.fail(n, len(g.trail), "the document nests mappings and lists more than %d levels deep", MaxDepth)
 			return false
 		}
 		for i, c := range n.Content {
@@ -89,15 +98,19 @@ func (g *aliasGuard) walk(n *yaml.Node, depth int, aliased bool) bool {
 func (g *aliasGuard) alias(n *yaml.Node, depth int) bool {
 	target := n.Alias
 	if target == nil {
-		g.fail(n, "an alias names the unknown anchor %s", brief(n.Value))
+		g.fail(n, len(g.trail), "an alias names the unknown anchor %s", brief(n.Value))
 		return false
 	}
 	if g.open[target] {
-		g.fail(n, "an alias of anchor %s is used inside the node the anchor names: it would never end", brief(n.Value))
+		g.fail(n, len(g.trail), "an alias of anchor %s is used inside the node the anchor names: it would never end", brief(n.Value))
 		return false
 	}
 	if g.open == nil {
 		g.open = map[*yaml.Node]bool{}
+	}
+	if g.outer == nil {
+		g.outer, g.outerAt = n, len(g.trail)
+		defer func() { g.outer = nil }()
 	}
 	g.open[target] = true
 	ok := g.walk(target, depth, true)

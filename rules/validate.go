@@ -120,7 +120,9 @@ func (v *validator) policy(p *Policy, i int, at *path) {
 		v.report(at.dot("name"), p.Pos, nil, "%s", msg)
 	}
 	v.match(&p.Match, at.dot("match"), p.Pos)
-	v.key(p.Key.Parts, at.dot("key"), p.Pos)
+	if !v.skip(i, "key") {
+		v.key(p.Key.Parts, at.dot("key"), p.Pos)
+	}
 	if p.Cost < 0 {
 		v.report(at.dot("cost"), p.Pos, nil, "cost %d: what a request spends is 0 or more", p.Cost)
 	}
