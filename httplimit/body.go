@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ratewarden/ratewarden/core"
@@ -51,13 +52,32 @@ func (t *tier) setLimitHeaders(limits []core.Limit) error {
 	return nil
 }
 
-// precomputeFixed builds the answers shared by every request.
+// precomputeFixed sets the answers shared by every request: those of every
+// policy (built once per process: a rules reload builds a thousand policies),
+// and a 503 of the policy's own Retry-After when it is not the default.
 func (p *Policy) precomputeFixed() {
-	p.passOutcome = &outcome{action: actionPass}
-	p.keyOutcomes = fixedOutcomes(KeyErrorProblem(keyfuncs.ErrKey), "")
-	p.peerOutcomes = fixedOutcomes(KeyErrorProblem(keyfuncs.ErrPeerNotIP), "")
-	p.failOutcomes = fixedOutcomes(UnavailableProblem(), strconv.FormatInt(ceilSeconds(p.unavailableRetry), 10))
+	a := sharedAnswers()
+	p.passOutcome, p.keyOutcomes, p.peerOutcomes, p.failOutcomes = a.pass, a.key, a.peer, a.fail
+	if ceilSeconds(p.unavailableRetry) != ceilSeconds(DefaultUnavailableRetryAfter) {
+		p.failOutcomes = fixedOutcomes(UnavailableProblem(), strconv.FormatInt(ceilSeconds(p.unavailableRetry), 10))
+	}
 }
+
+// fixedAnswers are the read-only outcomes that carry nothing of a policy.
+type fixedAnswers struct {
+	pass            *outcome
+	key, peer, fail [2][2]*outcome
+}
+
+// sharedAnswers returns the fixed answers every policy shares.
+var sharedAnswers = sync.OnceValue(func() *fixedAnswers {
+	return &fixedAnswers{
+		pass: &outcome{action: actionPass},
+		key:  fixedOutcomes(KeyErrorProblem(keyfuncs.ErrKey), ""),
+		peer: fixedOutcomes(KeyErrorProblem(keyfuncs.ErrPeerNotIP), ""),
+		fail: fixedOutcomes(UnavailableProblem(), strconv.FormatInt(ceilSeconds(DefaultUnavailableRetryAfter), 10)),
+	}
+})
 
 // fixedOutcomes returns the shared answers for pd, indexed [JSON][HEAD], with
 // a Retry-After of retryAfter seconds unless it is empty.
