@@ -209,4 +209,3 @@ func (s *subscription) ended(t *testing.T) error {
 		return nil
 	}
 }
-
