@@ -1,0 +1,51 @@
+// Command ratewarden is the operator's tool of the rate-limit rules kept in
+// Redis (package rules): it checks a rules file, compares it with the rules
+// Redis holds, pushes it (every instance that watches the rules with
+// rules.WatchRedis loads it at once), shows what Redis holds, and shows and
+// resets a client's counters under a policy.
+//
+// Install it with
+//
+//	go install github.com/ratewarden/ratewarden/cmd/ratewarden@latest
+//
+// and run it as
+//
+//	ratewarden rules validate rules.yaml
+//	ratewarden rules diff rules.yaml --redis redis://10.0.0.5:6379/0
+//	ratewarden rules push rules.yaml --redis redis-cluster://10.0.0.5:7000,10.0.0.6:7000
+//	ratewarden rules show > rules-in-redis.yaml
+//	ratewarden key show api/paid key-of-a-partner
+//	ratewarden key reset login 203.0.113.9
+//
+// Usage:
+//
+//	ratewarden COMMAND [flags] [arguments]
+//
+//	Commands:
+//	  rules validate FILE          check a rules file
+//	  rules diff FILE              compare a rules file with the rules in Redis
+//	  rules push FILE              validate a rules file and store it in Redis
+//	  rules show                   print the rules in Redis
+//	  key show POLICY KEY          show a key's counters under a policy
+//	  key reset POLICY KEY         forget a key's counters under a policy
+//
+//	Flags of the commands that talk to Redis, anywhere after the command:
+//	  --redis URL       redis://host:port/db or redis-cluster://host:port,host:port
+//	                    (default $RATEWARDEN_REDIS, or redis://127.0.0.1:6379)
+//	  --prefix PREFIX   the key prefix of the Redis store and the rules (default rw:)
+//	  --timeout D       bound on each Redis call (default 5s)
+//
+// Exit status: 0 done (for rules diff: no difference), 1 problems found (an
+// invalid file, a difference, a refused push, no such policy, Redis
+// failing), 2 bad usage (an unknown command, a missing argument, a bad flag
+// or URL). Results go to standard output, messages to standard error; every
+// command takes -h.
+//
+// A push stores the document and its version in one hash, <prefix>{rules}:doc,
+// and announces the version on <prefix>{rules}:announce, in one script that
+// refuses a version not newer than the stored one; docs/rules.md ("Rules in
+// Redis") describes the layout. --prefix must be the prefix the instances'
+// Redis store and rules watcher use (luascript.WithPrefix,
+// rules.WithRedisPrefix), so that key show and key reset find the counters
+// the instances keep.
+package main

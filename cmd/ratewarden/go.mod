@@ -1,0 +1,24 @@
+module github.com/ratewarden/ratewarden/cmd/ratewarden
+
+go 1.26.0
+
+require (
+	github.com/ratewarden/ratewarden v0.1.0
+	github.com/ratewarden/ratewarden/rules v0.1.0
+	github.com/ratewarden/ratewarden/store/redis v0.1.0
+	github.com/redis/go-redis/v9 v9.23.0
+	github.com/stretchr/testify v1.12.1
+)
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+)
+
+replace (
+	github.com/ratewarden/ratewarden => ../..
+	github.com/ratewarden/ratewarden/rules => ../../rules
+	github.com/ratewarden/ratewarden/store/redis => ../../store/redis
+)

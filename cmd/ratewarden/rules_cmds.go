@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/ratewarden/ratewarden/rules"
+)
+
+var cmdValidate = &command{
+	name: "rules validate", args: []string{"FILE"},
+	short: "check a rules file",
+	long: `Checks the rules file FILE (YAML or JSON) as every instance would, and
+prints "FILE: valid" with its version and policies, or every problem, each
+with its line and column, on standard error (exit 1). It needs no Redis.`,
+	run: func(e *env, args []string) error {
+		doc, _, err := e.parseFile(args[0])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "%s: valid: version %d, %d polic%s\n", args[0], doc.Version, len(doc.Policies), pluralY(len(doc.Policies)))
+		return nil
+	},
+}
+
+var cmdDiff = &command{
+	name: "rules diff", args: []string{"FILE"}, redis: true,
+	short: "compare a rules file with the rules in Redis",
+	long: `Compares the rules file FILE with the rules Redis holds, policy by policy:
+the policies added and removed, and each changed field, old -> new. Exits 0
+when they are the same, 1 when they differ (or FILE is invalid, or Redis
+fails). Redis holding no rules yet counts as a difference: every policy is
+added.`,
+	run: runDiff,
+}
+
+var cmdPush = &command{
+	name: "rules push", args: []string{"FILE"}, redis: true,
+	short: "validate a rules file and store it in Redis",
+	long: `Validates the rules file FILE and stores it in Redis, in one atomic step
+that also announces it to every watching instance, which loads it at once
+(and, should the announcement be lost, at its next poll). The push is refused
+(exit 1) unless the file's version is newer than the one Redis holds, which
+the message names.`,
+	run: runPush,
+}
+
+var cmdShow = &command{
+	name: "rules show", redis: true,
+	short: "print the rules in Redis",
+	long: `Prints the rules document Redis holds, exactly as it was pushed, on
+standard output, and its version on standard error. Exits 1 when Redis holds
+no rules, or holds something no push writes (the text is printed when it can
+be read).`,
+	run: runShow,
+}
+
+// parseFile reads and parses the rules file path; its problems are written
+// to standard error.
+func (e *env) parseFile(path string) (*rules.Document, []byte, error) {
+	raw, err := readFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("ratewarden: %w", err)
+	}
+	doc, err := rules.Parse(raw, path)
+	if err != nil {
+		e.problems(path, err)
+		return nil, nil, errFound
+	}
+	return doc, raw, nil
+}
+
+// problems writes a document's problems, and how many, to standard error.
+func (e *env) problems(source string, err error) {
+	fmt.Fprintln(e.stderr, err)
+	var p *rules.Problems
+	if errors.As(err, &p) {
+		n := len(p.List) + p.Omitted
+		fmt.Fprintf(e.stderr, "%s: %d problem%s\n", source, n, plural(n))
+	}
+}
+
+// readFile reads a rules file: one byte more than rules.Parse takes at most,
+// so that it can say the file is too large.
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	raw, err := io.ReadAll(io.LimitReader(f, rules.MaxDocumentSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return raw, nil
+}
+
+func runPush(e *env, args []string) error {
+	_, raw, err := e.parseFile(args[0])
+	if err != nil {
+		return err
+	}
+	c, err := e.connect()
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	v, err := rules.PushRules(context.Background(), c.backend, raw, e.rulesOptions()...)
+	if errors.Is(err, rules.ErrStaleRules) {
+		fmt.Fprintln(e.stderr, err)
+		return errFound
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "pushed %s: version %d is in %s, announced on %s{rules}:announce\n", args[0], v, e.docKey(), e.prefix)
+	return nil
+}
+
+func runShow(e *env, _ []string) error {
+	c, err := e.connect()
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	raw, v, err := rules.FetchRules(context.Background(), c.backend, e.rulesOptions()...)
+	if raw != nil {
+		_, _ = e.stdout.Write(raw)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "%s holds version %d\n", e.docKey(), v)
+	return nil
+}
+
+func runDiff(e *env, args []string) error {
+	doc, _, err := e.parseFile(args[0])
+	if err != nil {
+		return err
+	}
+	c, err := e.connect()
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	var held *rules.Document
+	raw, _, err := rules.FetchRules(context.Background(), c.backend, e.rulesOptions()...)
+	switch {
+	case errors.Is(err, rules.ErrNoRules):
+		fmt.Fprintf(e.stdout, "%s holds no rules: every policy of %s is added\n", e.docKey(), args[0])
+	case err != nil:
+		return err
+	default:
+		if held, err = rules.Parse(raw, "redis"); err != nil {
+			return err // FetchRules parsed it already
+		}
+	}
+	lines := diffDocuments(held, doc)
+	if len(lines) == 0 {
+		fmt.Fprintf(e.stdout, "no difference: %s holds %s (version %d)\n", e.docKey(), args[0], doc.Version)
+		return nil
+	}
+	for _, l := range lines {
+		fmt.Fprintln(e.stdout, l)
+	}
+	return errFound
+}
+
+func pluralY(n int) string {
+	if n == 1 {
+		return "y"
+	}
+	return "ies"
+}
