@@ -60,8 +60,8 @@ func TestParseRefusesHostileInput(t *testing.T) {
 		{"an alias inside its anchor", head + policy + "x: &a [1, *a]\n", "5:11", `an alias of anchor "a" is used inside the node the anchor names`},
 		{"a merge key inside its anchor", head + policy + "x: &a {b: 1, <<: *a}\n", "5:18", `an alias of anchor "a" is used inside the node the anchor names`},
 		{"a long string used many times", head + policy + "x: [&s " + big + ", *s, *s, *s, *s, *s]\n", "5:1048602", "aliases expand to more than 4194304 bytes of text"},
-		{"100,000 policies", head + many(100_000, func(i int) string { return fmt.Sprintf("  - {name: p%d, limits: [1/s]}", i) }), "4:3", "100000 policies: a document may have at most 10000"},
-		{"100,001 overrides", head + policy + "  - name: b\n    limits: [1/s]\n    overrides:\n" + many(100_001, func(i int) string { return fmt.Sprintf("      - {key: k%d, blocked: true}", i) }), "8:7", "more than 100000 overrides in the document"},
+		{"100,000 policies", "schema: 1\nversion: 1\npolicies: [" + strings.Repeat("{name: p}, ", 100_000) + "]\n", "3:11", "100000 policies: a document may have at most 10000"},
+		{"100,001 overrides", head + policy + "  - {name: b, limits: [1/s], overrides: [" + strings.Repeat("{key: k}, ", 100_001) + "]}\n", "5:41", "more than 100000 overrides in the document"},
 		{"a newer schema", "schema: 2\nversion: 1\nrules_v2: {}\npolicies: [{name: a, new_field: 1}]\n", "1:9", "written for rules schema 2; this library reads schema 1"},
 		{"a 10 KB override key", head + "  - {name: a, limits: [1/s], overrides: [{key: " + strings.Repeat("k", 10<<10) + ", blocked: true}]}\n", "4:48", "a key of 10240 bytes: an override key is at most 256 bytes"},
 		{"empty", "", "1:0", "the document is empty"},
@@ -88,7 +88,7 @@ func TestParseRefusesHostileInput(t *testing.T) {
 			var ps *Problems
 			require.ErrorAs(t, err, &ps)
 			require.ErrorIs(t, err, ErrInvalidRules)
-			require.Len(t, ps.List, 1, err.Error())
+			require.Len(t, ps.List, 1, brief(err.Error()))
 			assert.Equal(t, tt.pos, ps.List[0].Pos.String())
 			assert.Contains(t, ps.List[0].Message, tt.msg)
 			assert.Less(t, len(err.Error()), 1024, "the error stays small whatever the input")
@@ -97,7 +97,8 @@ func TestParseRefusesHostileInput(t *testing.T) {
 	}
 }
 
-// The bounds are exact: a document at each of them is read.
+// The bounds are exact: a document at each of them is read (MaxOverrides:
+// see TestParseCountsOverridesAcrossPolicies).
 func TestParseAcceptsDocumentsAtTheBounds(t *testing.T) {
 	policy := "  - {name: a, limits: [1/s]}\n"
 	deep := head + "  - name: a\n    limits: [1/s]\n    match: {paths: [/a]}\n" + "x: " // the top mapping and 63 levels in flow
@@ -106,10 +107,9 @@ func TestParseAcceptsDocumentsAtTheBounds(t *testing.T) {
 		doc  string
 		err  string // the one problem expected, beside the bound
 	}{
-		{"exactly MaxDocumentSize", head + policy + "#" + strings.Repeat("-", MaxDocumentSize-len(head+policy)-1), ""},
+		{"exactly MaxDocumentSize", head + policy + strings.Repeat("\n", MaxDocumentSize-len(head+policy)), ""},
 		{"64 levels deep", deep + strings.Repeat("[", 63) + strings.Repeat("]", 63), `unknown field "x"`},
 		{"MaxPolicies", head + many(MaxPolicies, func(i int) string { return fmt.Sprintf("  - {name: p%d, limits: [1/s]}", i) }), ""},
-		{"MaxOverrides", head + "  - name: b\n    limits: [1/s]\n    overrides:\n" + many(MaxOverrides, func(i int) string { return fmt.Sprintf("      - {key: k%d, blocked: true}", i) }), ""},
 		{"a key of MaxKeyLength", head + "  - {name: a, limits: [1/s], overrides: [{key: " + strings.Repeat("k", MaxKeyLength) + ", blocked: true}]}\n", ""},
 		{"a name of MaxNameLength", head + "  - {name: " + strings.Repeat("n", MaxNameLength) + ", limits: [1/s]}\n", ""},
 		{"99,099 nodes through aliases", head + policy + "x: [&n [" + strings.Repeat("1, ", 999) + "1]" + strings.Repeat(", *n", 99) + "]\n", `unknown field "x"`},
@@ -166,4 +166,16 @@ func TestParseCapsTheProblems(t *testing.T) {
 	assert.Len(t, ps.List, MaxProblems)
 	assert.Equal(t, 500, ps.Omitted)
 	assert.True(t, strings.HasSuffix(err.Error(), "\nrules.yaml: and 500 more problems"), err.Error()[len(err.Error())-100:])
+}
+
+// MaxOverrides counts the overrides of every policy of the document.
+func TestParseCountsOverridesAcrossPolicies(t *testing.T) {
+	d := &decoder{overrides: MaxOverrides - 1} // as if earlier policies had that many
+	top, ok := readYAML(d, []byte(head+"  - {name: a, limits: [1/s], overrides: [{key: k, blocked: true}]}\n"+
+		"  - {name: b, limits: [1/s], overrides: [{key: k, blocked: true}, {key: j, blocked: true}]}\n"))
+	require.True(t, ok)
+	d.document(top)
+	ps := d.problems("rules.yaml")
+	require.Len(t, ps.List, 1)
+	assert.Equal(t, "5:41: policies[1].overrides: more than 100000 overrides in the document", ps.List[0].String())
 }

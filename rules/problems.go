@@ -47,6 +47,7 @@ func (p Problem) String() string {
 
 // write writes the problem as one line, prefixed by source when it is set.
 func (p Problem) write(b *strings.Builder, source string) {
+	start := b.Len()
 	if source != "" {
 		b.WriteString(source)
 		b.WriteByte(':')
@@ -59,7 +60,7 @@ func (p Problem) write(b *strings.Builder, source string) {
 			b.WriteByte(':')
 		}
 	}
-	if b.Len() > 0 {
+	if b.Len() > start {
 		b.WriteByte(' ')
 	}
 	if p.Path != "" {

@@ -77,7 +77,7 @@ func TestUnreachableWithinABudget(t *testing.T) {
 	list := "[" + strings.Join(paths, ", ") + "]"
 	var b strings.Builder
 	b.WriteString(head)
-	names := make([]string, 100)
+	names := make([]string, 12)
 	for i := range names {
 		names[i] = fmt.Sprintf("p%d", i)
 		fmt.Fprintf(&b, "  - {name: p%d, limits: [1/s], match: {paths: %s}}\n", i, list)
