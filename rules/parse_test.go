@@ -172,59 +172,61 @@ func mustParse(t *testing.T, doc string) *Document {
 // head is the start of a valid document, for tests to add policies to.
 const head = "schema: 1\nversion: 1\npolicies:\n"
 
+// validForms are policies (flow mappings) Parse reads, and what it reads.
+var validForms = []struct {
+	name   string
+	policy string // one policy, as a flow mapping
+	check  func(t *testing.T, p Policy)
+}{
+	{"library defaults", "{name: a, limits: [1/s]}", func(t *testing.T, p Policy) {
+		assert.Equal(t, policy("a", 4, 5, func(p *Policy) { p.Limits = limits(t, "1/s") }), p)
+	}},
+	{"key word ip", "{name: a, limits: [1/s], key: ip}", func(t *testing.T, p Policy) {
+		assert.Equal(t, ipKey, p.Key)
+	}},
+	{"key word framework_ip", "{name: a, limits: [1/s], key: framework_ip}", func(t *testing.T, p Policy) {
+		assert.Equal(t, Key{Parts: []KeyPart{{Kind: KeyFrameworkIP}}}, p.Key)
+	}},
+	{"key of one header in a list", "{name: a, limits: [1/s], key: [{header: X-K}]}", func(t *testing.T, p Policy) {
+		assert.Equal(t, Key{Parts: []KeyPart{{Kind: KeyHeader, Name: "X-K"}}}, p.Key)
+	}},
+	{"algorithm in any case", "{name: a, limits: [1/s], algorithm: SLIDING_WINDOW}", func(t *testing.T, p Policy) {
+		assert.Equal(t, core.SlidingWindow, p.Algorithm)
+	}},
+	{"odd period and burst", "{name: a, limits: ['100/1m30s burst 7', 5/d]}", func(t *testing.T, p Policy) {
+		assert.Equal(t, limits(t, "100/90s burst 7", "5/24h"), p.Limits)
+	}},
+	{"a name YAML reads as a number", "{name: 2024, limits: [1/s]}", func(t *testing.T, p Policy) {
+		assert.Equal(t, "2024", p.Name)
+	}},
+	{"cost in YAML's integer forms", "{name: a, limits: [1000/s], cost: 1_0}", func(t *testing.T, p Policy) {
+		assert.Equal(t, int64(10), p.Cost)
+	}},
+	{"empty match", "{name: a, limits: [1/s], match: {}}", func(t *testing.T, p Policy) {
+		assert.Equal(t, Match{}, p.Match)
+	}},
+	{"null match and lists", "{name: a, limits: [1/s], match: ~, replaces: ~, overrides: ~}", func(t *testing.T, p Policy) {
+		assert.Equal(t, Match{}, p.Match)
+		assert.Nil(t, p.Replaces)
+		assert.Nil(t, p.Overrides)
+	}},
+	{"methods upper, hosts lower", "{name: a, limits: [1/s], match: {methods: [get], hosts: [Example.COM, '::1']}}", func(t *testing.T, p Policy) {
+		assert.Equal(t, []string{"GET"}, p.Match.Methods)
+		assert.Equal(t, []string{"example.com", "::1"}, p.Match.Hosts)
+	}},
+	{"override key written as a number", "{name: a, limits: [1/s], overrides: [{key: 0042, blocked: true}]}", func(t *testing.T, p Policy) {
+		assert.Equal(t, "0042", p.Overrides[0].Key, "the key as written, not the number")
+	}},
+	{"unlimited false with limits", "{name: a, limits: [1/s], unlimited: false}", func(t *testing.T, p Policy) {
+		assert.False(t, p.Unlimited)
+	}},
+	{"override unlimited false beside limits", "{name: a, limits: [1/s], overrides: [{key: k, limits: [2/s], unlimited: false}]}", func(t *testing.T, p Policy) {
+		assert.Equal(t, limits(t, "2/s"), p.Overrides[0].Limits)
+	}},
+}
+
 func TestParseValidForms(t *testing.T) {
-	tests := []struct {
-		name   string
-		policy string // one policy, as a flow mapping
-		check  func(t *testing.T, p Policy)
-	}{
-		{"library defaults", "{name: a, limits: [1/s]}", func(t *testing.T, p Policy) {
-			assert.Equal(t, policy("a", 4, 5, func(p *Policy) { p.Limits = limits(t, "1/s") }), p)
-		}},
-		{"key word ip", "{name: a, limits: [1/s], key: ip}", func(t *testing.T, p Policy) {
-			assert.Equal(t, ipKey, p.Key)
-		}},
-		{"key word framework_ip", "{name: a, limits: [1/s], key: framework_ip}", func(t *testing.T, p Policy) {
-			assert.Equal(t, Key{Parts: []KeyPart{{Kind: KeyFrameworkIP}}}, p.Key)
-		}},
-		{"key of one header in a list", "{name: a, limits: [1/s], key: [{header: X-K}]}", func(t *testing.T, p Policy) {
-			assert.Equal(t, Key{Parts: []KeyPart{{Kind: KeyHeader, Name: "X-K"}}}, p.Key)
-		}},
-		{"algorithm in any case", "{name: a, limits: [1/s], algorithm: SLIDING_WINDOW}", func(t *testing.T, p Policy) {
-			assert.Equal(t, core.SlidingWindow, p.Algorithm)
-		}},
-		{"odd period and burst", "{name: a, limits: ['100/1m30s burst 7', 5/d]}", func(t *testing.T, p Policy) {
-			assert.Equal(t, limits(t, "100/90s burst 7", "5/24h"), p.Limits)
-		}},
-		{"a name YAML reads as a number", "{name: 2024, limits: [1/s]}", func(t *testing.T, p Policy) {
-			assert.Equal(t, "2024", p.Name)
-		}},
-		{"cost in YAML's integer forms", "{name: a, limits: [1000/s], cost: 1_0}", func(t *testing.T, p Policy) {
-			assert.Equal(t, int64(10), p.Cost)
-		}},
-		{"empty match", "{name: a, limits: [1/s], match: {}}", func(t *testing.T, p Policy) {
-			assert.Equal(t, Match{}, p.Match)
-		}},
-		{"null match and lists", "{name: a, limits: [1/s], match: ~, replaces: ~, overrides: ~}", func(t *testing.T, p Policy) {
-			assert.Equal(t, Match{}, p.Match)
-			assert.Nil(t, p.Replaces)
-			assert.Nil(t, p.Overrides)
-		}},
-		{"methods upper, hosts lower", "{name: a, limits: [1/s], match: {methods: [get], hosts: [Example.COM, '::1']}}", func(t *testing.T, p Policy) {
-			assert.Equal(t, []string{"GET"}, p.Match.Methods)
-			assert.Equal(t, []string{"example.com", "::1"}, p.Match.Hosts)
-		}},
-		{"override key written as a number", "{name: a, limits: [1/s], overrides: [{key: 0042, blocked: true}]}", func(t *testing.T, p Policy) {
-			assert.Equal(t, "0042", p.Overrides[0].Key, "the key as written, not the number")
-		}},
-		{"unlimited false with limits", "{name: a, limits: [1/s], unlimited: false}", func(t *testing.T, p Policy) {
-			assert.False(t, p.Unlimited)
-		}},
-		{"override unlimited false beside limits", "{name: a, limits: [1/s], overrides: [{key: k, limits: [2/s], unlimited: false}]}", func(t *testing.T, p Policy) {
-			assert.Equal(t, limits(t, "2/s"), p.Overrides[0].Limits)
-		}},
-	}
-	for _, tt := range tests {
+	for _, tt := range validForms {
 		t.Run(tt.name, func(t *testing.T) {
 			doc := mustParse(t, head+"  - "+tt.policy+"\n")
 			require.Len(t, doc.Policies, 1)

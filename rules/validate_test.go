@@ -28,63 +28,66 @@ func TestValidateAcceptsAGoDocument(t *testing.T) {
 	require.NoError(t, doc.Validate())
 }
 
+// goDocumentProblems are changes to goDocument, and the first problem
+// Validate reports of each.
+var goDocumentProblems = []struct {
+	name   string
+	change func(d *Document)
+	want   want
+}{
+	{"schema 0", func(d *Document) { d.Schema = 0 }, want{"0:0", "schema", "schema 0: this library reads schema 1"}},
+	{"a newer schema", func(d *Document) { d.Schema = 2 }, want{"0:0", "schema", "written for rules schema 2"}},
+	{"version 0", func(d *Document) { d.Version = 0 }, want{"0:0", "version", "version 0"}},
+	{"no policies", func(d *Document) { d.Policies = nil }, want{"0:0", "policies", "no policies"}},
+	{"too many policies", func(d *Document) {
+		d.Policies = make([]Policy, MaxPolicies+1)
+	}, want{"0:0", "policies", "10001 policies: a document may have at most 10000"}},
+	{"too many overrides", func(d *Document) {
+		d.Policies[0].Overrides = make([]Override, MaxOverrides+1)
+	}, want{"0:0", "policies", "100001 overrides: a document may have at most 100000"}},
+	{"no name", func(d *Document) { d.Policies[0].Name = "" }, want{"3:5", "policies[0].name", "a policy needs a name"}},
+	{"an invalid algorithm", func(d *Document) { d.Policies[0].Algorithm = 0 }, want{"3:5", "policies[0].algorithm", "ratewarden: invalid algorithm: 0"}},
+	{"an invalid limit", func(d *Document) { d.Policies[0].Limits = []core.Limit{{Rate: 0, Period: time.Second}} }, want{"3:5", "policies[0].limits[0]", "rate must be positive"}},
+	{"a bad limit name", func(d *Document) { d.Policies[0].Limits[0].Name = `a"b` }, want{"3:5", "policies[0].limits[0]", "may not hold quotes"}},
+	{"a lower-case method", func(d *Document) { d.Policies[0].Match.Methods = []string{"get"} }, want{"3:5", "policies[0].match.methods[0]", `method "get": methods are upper case`}},
+	{"an upper-case host", func(d *Document) { d.Policies[0].Match.Hosts = []string{"A.example"} }, want{"3:5", "policies[0].match.hosts[0]", "hosts are lower case"}},
+	{"a header present and equal", func(d *Document) {
+		d.Policies[0].Match.Headers = []HeaderMatch{{Name: "X", Value: "v", Present: true}}
+	}, want{"3:5", "policies[0].match.headers[0]", "present or equals a value, not both"}},
+	{"a key kind out of range", func(d *Document) { d.Policies[0].Key = Key{Parts: []KeyPart{{Kind: 99}}} }, want{"3:5", "policies[0].key", "unknown key kind 99"}},
+	{"a named ip key", func(d *Document) { d.Policies[0].Key = Key{Parts: []KeyPart{{Kind: KeyIP, Name: "x"}}} }, want{"3:5", "policies[0].key", `takes no name (got "x")`}},
+	{"a composed key with an empty claim", func(d *Document) {
+		d.Policies[0].Key = Key{Parts: []KeyPart{{Kind: KeyIP}, {Kind: KeyJWTClaim}}}
+	}, want{"3:5", "policies[0].key[1].jwt_claim", "the jwt_claim name is empty"}},
+	{"tiers whose limits are not Limits", func(d *Document) {
+		d.Policies[0].Tiers = &Tiers{By: KeyPart{Kind: KeyHeader, Name: "X"}, Default: "f", Levels: []Tier{{Name: "f", Limits: []core.Limit{core.PerSecond(1)}}}}
+	}, want{"3:5", "policies[0].tiers.limits", "a tiered policy's Limits are its default tier's"}},
+	{"a duplicate tier", func(d *Document) {
+		lv := Tier{Name: "f", Limits: d.Policies[0].Limits}
+		d.Policies[0].Tiers = &Tiers{By: KeyPart{Kind: KeyContext, Name: "plan"}, Default: "f", Levels: []Tier{lv, lv}}
+	}, want{"3:5", "policies[0].tiers.limits.f", `duplicate tier "f"`}},
+	{"tiers by the ip", func(d *Document) {
+		d.Policies[0].Tiers = &Tiers{By: KeyPart{Kind: KeyIP}, Default: "f", Levels: []Tier{{Name: "f", Limits: d.Policies[0].Limits}}}
+	}, want{"3:5", "policies[0].tiers.by", "tiers are picked by a header, a JWT claim or a context value"}},
+	{"a tier without limits", func(d *Document) {
+		d.Policies[0].Limits = nil
+		d.Policies[0].Tiers = &Tiers{By: KeyPart{Kind: KeyHeader, Name: "X"}, Default: "f", Levels: []Tier{{Name: "f"}}}
+	}, want{"3:5", "policies[0].tiers.limits.f", "no limits"}},
+	{"tiers without levels", func(d *Document) {
+		d.Policies[0].Tiers = &Tiers{By: KeyPart{Kind: KeyHeader, Name: "X"}, Default: "f"}
+	}, want{"3:5", "policies[0].tiers.limits", "no tiers"}},
+	{"an override at its own position", func(d *Document) { d.Policies[0].Overrides[0].Blocked = false }, want{"9:9", "policies[0].overrides[0]", "exactly one of limits"}},
+	{"a duplicate override", func(d *Document) {
+		d.Policies[0].Overrides = append(d.Policies[0].Overrides, Override{Key: "k", Unlimited: true, Pos: Pos{10, 9}})
+	}, want{"10:9", "policies[0].overrides[1].key", `duplicate override key "k" (first at 9:9)`}},
+	{"an unreachable policy", func(d *Document) { d.Policies[1].Match = Match{} }, want{"3:5", "policies[0]", `unreachable: policy "health"`}},
+	{"a duplicate name", func(d *Document) { d.Policies[1].Name = "api"; d.Policies[1].Replaces = nil }, want{"6:5", "policies[1].name", `duplicate policy name "api" (first at 3:5)`}},
+}
+
 // Validate checks what a Go program can get wrong and Parse cannot produce,
 // at the positions the policies and overrides hold.
 func TestValidateProblemsOfAGoDocument(t *testing.T) {
-	tests := []struct {
-		name   string
-		change func(d *Document)
-		want   want
-	}{
-		{"schema 0", func(d *Document) { d.Schema = 0 }, want{"0:0", "schema", "schema 0: this library reads schema 1"}},
-		{"a newer schema", func(d *Document) { d.Schema = 2 }, want{"0:0", "schema", "written for rules schema 2"}},
-		{"version 0", func(d *Document) { d.Version = 0 }, want{"0:0", "version", "version 0"}},
-		{"no policies", func(d *Document) { d.Policies = nil }, want{"0:0", "policies", "no policies"}},
-		{"too many policies", func(d *Document) {
-			d.Policies = make([]Policy, MaxPolicies+1)
-		}, want{"0:0", "policies", "10001 policies: a document may have at most 10000"}},
-		{"too many overrides", func(d *Document) {
-			d.Policies[0].Overrides = make([]Override, MaxOverrides+1)
-		}, want{"0:0", "policies", "100001 overrides: a document may have at most 100000"}},
-		{"no name", func(d *Document) { d.Policies[0].Name = "" }, want{"3:5", "policies[0].name", "a policy needs a name"}},
-		{"an invalid algorithm", func(d *Document) { d.Policies[0].Algorithm = 0 }, want{"3:5", "policies[0].algorithm", "ratewarden: invalid algorithm: 0"}},
-		{"an invalid limit", func(d *Document) { d.Policies[0].Limits = []core.Limit{{Rate: 0, Period: time.Second}} }, want{"3:5", "policies[0].limits[0]", "rate must be positive"}},
-		{"a bad limit name", func(d *Document) { d.Policies[0].Limits[0].Name = `a"b` }, want{"3:5", "policies[0].limits[0]", "may not hold quotes"}},
-		{"a lower-case method", func(d *Document) { d.Policies[0].Match.Methods = []string{"get"} }, want{"3:5", "policies[0].match.methods[0]", `method "get": methods are upper case`}},
-		{"an upper-case host", func(d *Document) { d.Policies[0].Match.Hosts = []string{"A.example"} }, want{"3:5", "policies[0].match.hosts[0]", "hosts are lower case"}},
-		{"a header present and equal", func(d *Document) {
-			d.Policies[0].Match.Headers = []HeaderMatch{{Name: "X", Value: "v", Present: true}}
-		}, want{"3:5", "policies[0].match.headers[0]", "present or equals a value, not both"}},
-		{"a key kind out of range", func(d *Document) { d.Policies[0].Key = Key{Parts: []KeyPart{{Kind: 99}}} }, want{"3:5", "policies[0].key", "unknown key kind 99"}},
-		{"a named ip key", func(d *Document) { d.Policies[0].Key = Key{Parts: []KeyPart{{Kind: KeyIP, Name: "x"}}} }, want{"3:5", "policies[0].key", `takes no name (got "x")`}},
-		{"a composed key with an empty claim", func(d *Document) {
-			d.Policies[0].Key = Key{Parts: []KeyPart{{Kind: KeyIP}, {Kind: KeyJWTClaim}}}
-		}, want{"3:5", "policies[0].key[1].jwt_claim", "the jwt_claim name is empty"}},
-		{"tiers whose limits are not Limits", func(d *Document) {
-			d.Policies[0].Tiers = &Tiers{By: KeyPart{Kind: KeyHeader, Name: "X"}, Default: "f", Levels: []Tier{{Name: "f", Limits: []core.Limit{core.PerSecond(1)}}}}
-		}, want{"3:5", "policies[0].tiers.limits", "a tiered policy's Limits are its default tier's"}},
-		{"a duplicate tier", func(d *Document) {
-			lv := Tier{Name: "f", Limits: d.Policies[0].Limits}
-			d.Policies[0].Tiers = &Tiers{By: KeyPart{Kind: KeyContext, Name: "plan"}, Default: "f", Levels: []Tier{lv, lv}}
-		}, want{"3:5", "policies[0].tiers.limits.f", `duplicate tier "f"`}},
-		{"tiers by the ip", func(d *Document) {
-			d.Policies[0].Tiers = &Tiers{By: KeyPart{Kind: KeyIP}, Default: "f", Levels: []Tier{{Name: "f", Limits: d.Policies[0].Limits}}}
-		}, want{"3:5", "policies[0].tiers.by", "tiers are picked by a header, a JWT claim or a context value"}},
-		{"a tier without limits", func(d *Document) {
-			d.Policies[0].Limits = nil
-			d.Policies[0].Tiers = &Tiers{By: KeyPart{Kind: KeyHeader, Name: "X"}, Default: "f", Levels: []Tier{{Name: "f"}}}
-		}, want{"3:5", "policies[0].tiers.limits.f", "no limits"}},
-		{"tiers without levels", func(d *Document) {
-			d.Policies[0].Tiers = &Tiers{By: KeyPart{Kind: KeyHeader, Name: "X"}, Default: "f"}
-		}, want{"3:5", "policies[0].tiers.limits", "no tiers"}},
-		{"an override at its own position", func(d *Document) { d.Policies[0].Overrides[0].Blocked = false }, want{"9:9", "policies[0].overrides[0]", "exactly one of limits"}},
-		{"a duplicate override", func(d *Document) {
-			d.Policies[0].Overrides = append(d.Policies[0].Overrides, Override{Key: "k", Unlimited: true, Pos: Pos{10, 9}})
-		}, want{"10:9", "policies[0].overrides[1].key", `duplicate override key "k" (first at 9:9)`}},
-		{"an unreachable policy", func(d *Document) { d.Policies[1].Match = Match{} }, want{"3:5", "policies[0]", `unreachable: policy "health"`}},
-		{"a duplicate name", func(d *Document) { d.Policies[1].Name = "api"; d.Policies[1].Replaces = nil }, want{"6:5", "policies[1].name", `duplicate policy name "api" (first at 3:5)`}},
-	}
-	for _, tt := range tests {
+	for _, tt := range goDocumentProblems {
 		t.Run(tt.name, func(t *testing.T) {
 			doc := goDocument()
 			tt.change(doc)
