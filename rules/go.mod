@@ -3,10 +3,13 @@ module github.com/ratewarden/ratewarden/rules
 go 1.26.0
 
 require (
+	github.com/fsnotify/fsnotify v1.10.1
 	github.com/ratewarden/ratewarden v0.1.0
 	github.com/stretchr/testify v1.12.1
 )
 
 require go.yaml.in/yaml/v3 v3.0.6
+
+require golang.org/x/sys v0.13.0 // indirect
 
 replace github.com/ratewarden/ratewarden => ../
