@@ -10,6 +10,9 @@ require (
 
 require go.yaml.in/yaml/v3 v3.0.6
 
-require golang.org/x/sys v0.13.0 // indirect
+require (
+	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect
+	golang.org/x/sys v0.13.0 // indirect
+)
 
 replace github.com/ratewarden/ratewarden => ../

@@ -18,7 +18,6 @@ type Option func(*config) error
 // document and the store.
 type config struct {
 	ipKey       keyfuncs.Func
-	frameworkIP keyfuncs.Func
 	claimKey    func(claim string) (keyfuncs.Func, error)
 	contextKeys map[string]any
 	observers   []httplimit.Observer

@@ -279,4 +279,3 @@ func TestReloadIsAtomicUnderRequests(t *testing.T) {
 	close(stop)
 	wg.Wait()
 }
-
