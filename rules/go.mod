@@ -6,9 +6,8 @@ require (
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/ratewarden/ratewarden v0.1.0
 	github.com/stretchr/testify v1.12.1
+	go.yaml.in/yaml/v3 v3.0.6
 )
-
-require go.yaml.in/yaml/v3 v3.0.6
 
 require (
 	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect
