@@ -33,6 +33,8 @@ type draft struct {
 	failed []map[string]bool
 }
 
+// documentFields are the top level's fields, in the order they are decoded:
+// the defaults before the policies that take them.
 var documentFields = []field[*draft]{
 	{"schema", func(d *decoder, v *yaml.Node, at *path, dr *draft) {
 		if s, ok := d.integer(v, at); ok {
@@ -58,6 +60,7 @@ var documentFields = []field[*draft]{
 	{"policies", func(d *decoder, v *yaml.Node, at *path, dr *draft) { d.policies(v, at, dr) }},
 }
 
+// policyFields are a policy's fields.
 var policyFields = []field[*Policy]{
 	{"name", func(d *decoder, v *yaml.Node, at *path, p *Policy) { p.Name, _ = d.str(v, at) }},
 	{"match", func(d *decoder, v *yaml.Node, at *path, p *Policy) {
@@ -114,6 +117,7 @@ var policyFields = []field[*Policy]{
 // defaultsFields are the policy fields the defaults block may set.
 var defaultsFields = pick(policyFields, "algorithm", "key", "fail", "dry_run", "count", "cost")
 
+// matchFields are a match's fields.
 var matchFields = []field[*Match]{
 	{"paths", func(d *decoder, v *yaml.Node, at *path, m *Match) {
 		m.Paths = d.strs(v, at, "route patterns", nil)
@@ -130,6 +134,7 @@ var matchFields = []field[*Match]{
 	{"headers", func(d *decoder, v *yaml.Node, at *path, m *Match) { m.Headers = d.headerList(v, at) }},
 }
 
+// headerFields are a header condition's fields.
 var headerFields = []field[*HeaderMatch]{
 	{"name", func(d *decoder, v *yaml.Node, at *path, h *HeaderMatch) { h.Name, _ = d.str(v, at) }},
 	{"equals", func(d *decoder, v *yaml.Node, at *path, h *HeaderMatch) { h.Value, _ = d.str(v, at) }},
@@ -141,6 +146,8 @@ var headerFields = []field[*HeaderMatch]{
 	}},
 }
 
+// keyPartFields are the fields of a key part with a name, one of which a
+// part has.
 var keyPartFields = []field[*KeyPart]{
 	{"header", keyPartField(KeyHeader)},
 	{"jwt_claim", keyPartField(KeyJWTClaim)},
@@ -156,6 +163,7 @@ func keyPartField(k KeyKind) func(*decoder, *yaml.Node, *path, *KeyPart) {
 	}
 }
 
+// tierFields are the fields of a policy's tiers.
 var tierFields = []field[*Tiers]{
 	{"by", func(d *decoder, v *yaml.Node, at *path, t *Tiers) {
 		if n := deref(v); n.Kind != yaml.MappingNode {
@@ -168,6 +176,7 @@ var tierFields = []field[*Tiers]{
 	{"limits", func(d *decoder, v *yaml.Node, at *path, t *Tiers) { t.Levels = d.tierLevels(v, at) }},
 }
 
+// overrideFields are an override's fields.
 var overrideFields = []field[*Override]{
 	{"key", func(d *decoder, v *yaml.Node, at *path, o *Override) { o.Key, _ = d.str(v, at) }},
 	{"limits", func(d *decoder, v *yaml.Node, at *path, o *Override) { o.Limits = d.limits(v, at) }},
