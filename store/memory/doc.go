@@ -6,9 +6,14 @@
 // For the token bucket, the leaky bucket and GCRA under a single limit, a key's
 // whole state is one 64-bit timestamp, kept inline in an open-addressing table
 // and updated with compare-and-swap: a decision on a key the store already holds
-// takes no lock and allocates nothing. The other algorithms, and requests under
-// several limits, keep a small entry per key guarded by its own mutex, so a hot
-// key never blocks its shard.
+// takes no lock and allocates nothing. The fixed and the sliding window under a
+// single limit do the same with their state (the window's index and its
+// counts) packed exactly into one word (core.WindowPacking), updated by a
+// load, the next word's arithmetic and one compare-and-swap: every fixed
+// window, and sliding windows up to 32,767 a second, 262,143 a minute,
+// 2,097,151 an hour or 8,388,607 a day. The sliding log, larger sliding
+// windows and requests under several limits keep a small entry per key
+// guarded by its own mutex, so a hot key never blocks its shard.
 //
 // # Memory
 //
@@ -20,14 +25,19 @@
 // a flood.
 //
 // A key costs about 32 bytes of heap for the token bucket, the leaky bucket
-// and GCRA (a slot of the table, at the load a full table has), 144 for the
-// fixed and the sliding window (a slot and an entry), and 176 for the sliding
-// log holding one timestamp, 8 bytes more per timestamp it holds. The entries
-// of evicted or dropped keys are recycled for new keys, so a flood of unique
-// keys at a full store allocates nothing and the heap in use (what the
-// process holds from the OS) stays within 1.5x of these figures: flood_test.go
-// checks it, and BenchmarkFloodHeap reports it for 1,000,000 keys at a bound
-// of 100,000.
+// and GCRA (a 16-byte slot of the table, at the load a full table has), 48
+// for the fixed and the sliding window (a 24-byte slot: the word and its
+// packing, which tells the sweeper when the word has recovered), never more
+// than 64 at any number of keys (heap_test.go checks 100,000, 262,144 and
+// 1,000,000), 144 for a sliding window too large to pack (a slot and an
+// entry), and 176 for the sliding log holding one timestamp, 8 bytes more per
+// timestamp it holds; an entry under several limits keeps its states apart,
+// 56 bytes each. The entries of evicted or dropped keys are recycled for new keys, so
+// a flood of unique keys at a full store allocates nothing and the heap in use
+// (what the process holds from the OS) stays within 1.5x of these figures:
+// flood_test.go checks it, and BenchmarkFloodHeap reports it for 1,000,000
+// keys at a bound of 100,000 (64 bytes a key for the windows there, whose
+// tables are at their emptiest).
 //
 // # The bound and the eviction policy
 //
@@ -60,8 +70,8 @@
 //
 // A refund (core.Limiter.Refund) is decided like any request, by
 // core.TakeRequest.Decide under the key's lock, or with compare-and-swap on
-// the one-word path (core.TakeRequest.AdvanceWord); a refund of a key the
-// store does not hold stores nothing.
+// the one-word paths (core.TakeRequest.AdvanceWord and AdvanceWindowWord); a
+// refund of a key the store does not hold stores nothing.
 //
 // A Store runs one background goroutine, the sweeper; Close stops it.
 package memory

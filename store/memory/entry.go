@@ -142,7 +142,7 @@ func (sh *shard) insertEntry(d *core.Decision, tag uint64, req *core.TakeRequest
 		sh.recycle(e)
 		return err
 	}
-	if !sh.makeRoom(false, now) {
+	if !sh.makeRoom(entryTable, now) {
 		sh.recycle(e)
 		*d = core.Decision{}
 		return errFull

@@ -14,9 +14,15 @@ import (
 	"github.com/ratewarden/ratewarden/testing/storetest"
 )
 
+// takeAll is take under several limits.
+func takeAll(key string, alg core.Algorithm, now time.Time, limits ...core.Limit) core.TakeRequest {
+	return core.TakeRequest{Key: key, Algorithm: alg, Limits: limits, Cost: 1, Now: now}
+}
+
 // Entries recycled from swept keys go to new keys while readers of the old
 // ones run: under -race this is free of data races, and keys inserted in the
-// middle of the churn get exactly their limit. (The stale reader itself is
+// middle of the churn get exactly their limit. The windows run under two
+// limits, as under one they keep no entry. (The stale reader itself is
 // tested deterministically in entry_internal_test.go.)
 func TestRecycledEntriesKeepKeysApart(t *testing.T) {
 	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow, core.SlidingLog} {
@@ -32,7 +38,7 @@ func TestRecycledEntriesKeepKeysApart(t *testing.T) {
 					defer wg.Done()
 					for i := range 1500 {
 						at := storetest.Start.Add(time.Duration(i) * time.Minute)
-						_, err := st.Take(ctx, take("churn"+strconv.Itoa((i+w)%8), alg, core.PerMinute(2), at))
+						_, err := st.Take(ctx, takeAll("churn"+strconv.Itoa((i+w)%8), alg, at, core.PerMinute(2), core.Every(3, 2*time.Minute)))
 						assert.NoError(t, err)
 						if i%50 == w {
 							st.Sweep()
@@ -47,7 +53,7 @@ func TestRecycledEntriesKeepKeysApart(t *testing.T) {
 					defer wg.Done()
 					for i := range hotKeys * 8 {
 						k := (i*5 + w) % hotKeys
-						d, err := st.Take(ctx, take("hot"+strconv.Itoa(k), alg, long, storetest.Start))
+						d, err := st.Take(ctx, takeAll("hot"+strconv.Itoa(k), alg, storetest.Start, long, core.Every(6, 8*365*24*time.Hour)))
 						if assert.NoError(t, err) && d.Allowed {
 							admitted[w][k]++
 						}

@@ -14,11 +14,13 @@ const (
 	wordDeleted int64 = -2 // the key was removed: insert it again
 )
 
-// shard is one lock domain: a mutex for inserts and removals, and the two
-// tables it guards. Lookups and updates of existing keys take no shard lock.
+// shard is one lock domain: a mutex for inserts and removals, and the three
+// tables it guards (meters' words, packed windows, entries). Lookups and
+// updates of existing keys take no shard lock.
 type shard struct {
 	mu      sync.Mutex
 	words   index[atomic.Int64]
+	windows index[windowVal]
 	entries index[atomic.Pointer[entry]]
 	bound   int
 	refuse  bool          // refuse new keys when full instead of evicting
@@ -33,7 +35,38 @@ func (sh *shard) init(bound int, seen *atomic.Int64, refuse bool) {
 	maxCap := tableCap(bound)
 	sh.bound, sh.seen, sh.refuse = bound, seen, refuse
 	sh.words.init(maxCap, valueOps[atomic.Int64]{move: moveWord, kill: killWord})
+	sh.windows.init(maxCap, valueOps[windowVal]{move: moveWindow, kill: killWindow})
 	sh.entries.init(maxCap, valueOps[atomic.Pointer[entry]]{move: moveEntry, kill: sh.killEntry})
+}
+
+// keys returns the number of keys the shard holds. The caller holds its
+// mutex.
+func (sh *shard) keys() int { return sh.words.live + sh.windows.live + sh.entries.live }
+
+// keyTable is what making room needs of each of a shard's tables.
+type keyTable interface {
+	liveKeys() int
+	evict(now int64) bool
+	reclaim(now int64, budget int) bool
+}
+
+// tableKind names the table a new key goes to.
+type tableKind int
+
+const (
+	wordTable tableKind = iota
+	windowTable
+	entryTable
+)
+
+// roomOrder lists the shard's tables in the order a new key for table own
+// takes room from them: own first while it holds a key, then the others.
+func (sh *shard) roomOrder(own tableKind) [3]keyTable {
+	all := [3]keyTable{&sh.words, &sh.windows, &sh.entries}
+	if all[own].liveKeys() > 0 {
+		all[0], all[own] = all[own], all[0]
+	}
+	return all
 }
 
 func moveWord(from, to *atomic.Int64) bool {
@@ -66,33 +99,33 @@ const reclaimBudget = 64
 var errFull = fmt.Errorf("memory: key bound reached, new key refused: %w", core.ErrStoreFull)
 
 // makeRoom notes the request time for the sweeper, and makes room for one
-// key when the shard is at its bound, preferring the table the new key goes
-// to: it evicts one key, or, when the shard refuses new keys, reclaims a
-// recovered state found within reclaimBudget slots. It reports whether there
-// is room.
-func (sh *shard) makeRoom(forWords bool, now int64) bool {
+// key when the shard is at its bound, preferring the table own, which the new
+// key goes to: it evicts one key, or, when the shard refuses new keys,
+// reclaims a recovered state found within reclaimBudget slots of a table. It
+// reports whether there is room.
+func (sh *shard) makeRoom(own tableKind, now int64) bool {
 	for v := sh.seen.Load(); now > v && !sh.seen.CompareAndSwap(v, now); v = sh.seen.Load() {
 	}
-	if sh.words.live+sh.entries.live < sh.bound {
+	if sh.keys() < sh.bound {
 		return true
 	}
-	wordsFirst := forWords && sh.words.live > 0 || sh.entries.live == 0
+	order := sh.roomOrder(own)
 	if sh.refuse {
-		if wordsFirst && sh.words.reclaim(now, reclaimBudget) || sh.entries.reclaim(now, reclaimBudget) ||
-			!wordsFirst && sh.words.reclaim(now, reclaimBudget) {
-			return true
+		for _, t := range order {
+			if t.liveKeys() > 0 && t.reclaim(now, reclaimBudget) {
+				return true
+			}
 		}
 		sh.refused++
 		return false
 	}
-	var evicted bool
-	if wordsFirst {
-		evicted = sh.words.evict(now)
-	} else {
-		evicted = sh.entries.evict(now)
-	}
-	if evicted {
-		sh.evicted++
+	for _, t := range order {
+		if t.liveKeys() > 0 {
+			if t.evict(now) {
+				sh.evicted++
+			}
+			return true
+		}
 	}
 	return true
 }
@@ -119,7 +152,7 @@ func (sh *shard) takeWord(d *core.Decision, tag uint64, req *core.TakeRequest, n
 		var st [1]core.State
 		err := req.Decide(d, st[:], now)
 		if err == nil && st[0].T != 0 {
-			if !sh.makeRoom(true, now) {
+			if !sh.makeRoom(wordTable, now) {
 				sh.mu.Unlock()
 				*d = core.Decision{}
 				return errFull

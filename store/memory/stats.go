@@ -23,7 +23,7 @@ func (s *Store) Stats() Stats {
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
-		st.Keys += sh.words.live + sh.entries.live
+		st.Keys += sh.keys()
 		st.Evictions += sh.evicted
 		st.Refused += sh.refused
 		sh.mu.Unlock()

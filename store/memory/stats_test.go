@@ -68,10 +68,10 @@ func TestStatsWhileTaking(t *testing.T) {
 	assert.Equal(t, memory.Stats{Keys: 64, Evictions: 4*500 - 64}, st.Stats())
 }
 
-// The one-word path (a meter under one limit, updated with compare-and-swap)
-// refunds as the reference does, racing with spends.
+// The one-word paths (a meter or a window under one limit, updated with
+// compare-and-swap) refund racing with spends, never above a fresh key.
 func TestRefundOnTheWordPath(t *testing.T) {
-	for _, alg := range []core.Algorithm{core.GCRA, core.TokenBucket, core.LeakyBucket} {
+	for _, alg := range []core.Algorithm{core.GCRA, core.TokenBucket, core.LeakyBucket, core.FixedWindow, core.SlidingWindow} {
 		t.Run(alg.String(), func(t *testing.T) {
 			st := newStore(t, memory.WithSweepInterval(0))
 			ctx := context.Background()

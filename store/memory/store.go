@@ -171,7 +171,7 @@ func (s *Store) Len() int {
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
-		n += sh.words.live + sh.entries.live
+		n += sh.keys()
 		sh.mu.Unlock()
 	}
 	return n
@@ -194,9 +194,15 @@ func (s *Store) Take(_ context.Context, req core.TakeRequest) (d core.Decision, 
 	now := core.Micros(req.Now)
 	tag := s.tag(&req)
 	sh := &s.shards[tag>>s.shardShift]
-	if len(req.Limits) == 1 && req.Algorithm.OneWord() {
-		err = sh.takeWord(&d, tag, &req, now)
-		return d, err
+	if len(req.Limits) == 1 {
+		if req.Algorithm.OneWord() {
+			err = sh.takeWord(&d, tag, &req, now)
+			return d, err
+		}
+		if pk, ok := req.WindowPacking(); ok {
+			err = sh.takeWindow(&d, tag, &req, pk, now)
+			return d, err
+		}
 	}
 	return sh.takeEntry(tag, &req, now)
 }
@@ -212,6 +218,9 @@ func (s *Store) Reset(_ context.Context, req core.TakeRequest) error {
 	defer sh.mu.Unlock()
 	if sl, ok := sh.words.find(tag); ok {
 		sh.words.remove(sl, 0, true)
+	}
+	if sl, ok := sh.windows.find(tag); ok {
+		sh.windows.remove(sl, 0, true)
 	}
 	if sl, ok := sh.entries.find(tag); ok {
 		sh.entries.remove(sl, 0, true)
@@ -262,6 +271,7 @@ func (s *Store) Sweep() {
 		sh := &s.shards[i]
 		sh.mu.Lock()
 		sh.words.sweep(now)
+		sh.windows.sweep(now)
 		sh.entries.sweep(now)
 		sh.mu.Unlock()
 		runtime.Gosched()

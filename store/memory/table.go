@@ -14,7 +14,8 @@ const (
 	refBit   uint64 = 1
 )
 
-// slot is one key and its value: an inline one-word state or an entry pointer.
+// slot is one key and its value: an inline one-word state (a meter's T, or a
+// packed window with its packing) or an entry pointer.
 type slot[V any] struct {
 	key atomic.Uint64
 	val V
@@ -93,6 +94,10 @@ func tableCap(n int) int {
 	}
 	return c
 }
+
+// liveKeys returns the number of keys the table holds. The caller holds the
+// shard's mutex.
+func (x *index[V]) liveKeys() int { return x.live }
 
 // find looks up tag in the current table.
 func (x *index[V]) find(tag uint64) (*slot[V], bool) { return x.cur.Load().find(tag) }
