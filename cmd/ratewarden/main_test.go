@@ -15,8 +15,9 @@ import (
 // tool is the ratewarden binary the tests run, built once by TestMain.
 var tool string
 
-// TestMain builds the tool into a temporary directory, so that the tests run
-// it as an operator does: a process, its output and its exit status.
+// TestMain builds the tool into a temporary directory (with the race
+// detector when the tests have it), so that the tests run it as an operator
+// does: a process, its output and its exit status.
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "ratewarden-tool")
 	if err != nil {
@@ -24,7 +25,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	tool = filepath.Join(dir, "ratewarden")
-	out, err := exec.Command("go", "build", "-race", "-o", tool, ".").CombinedOutput()
+	args := []string{"build", "-o", tool}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
 		_ = os.RemoveAll(dir)
