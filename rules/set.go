@@ -31,8 +31,10 @@ var ErrUnknownPolicy = errors.New("ratewarden: no such limiting policy")
 
 // New builds the rule set in force from doc, keeping every policy's counters
 // in store. It returns an error wrapping core.ErrInvalidOption for a nil store
-// or document, or a bad option, and the compile error of a document that
-// cannot be built with these options (a JWT claim key without WithClaimKey).
+// or document, or a bad option; the *Problems of a document that fails
+// Document.Validate (one built in Go); and the compile error of a document
+// that cannot be built with these options (a JWT claim key without
+// WithClaimKey).
 func New(store core.Store, doc *Document, opts ...Option) (*Set, error) {
 	if store == nil {
 		return nil, fmt.Errorf("%w: nil store", core.ErrInvalidOption)
@@ -48,6 +50,9 @@ func New(store core.Store, doc *Document, opts ...Option) (*Set, error) {
 		if err := o(&s.cfg); err != nil {
 			return nil, err
 		}
+	}
+	if err := doc.Validate(); err != nil {
+		return nil, err
 	}
 	c, err := s.cfg.compile(store, doc)
 	if err != nil {
@@ -75,16 +80,25 @@ func (s *Set) Load(raw []byte, source string) error {
 		s.report(source, err)
 		return err
 	}
-	return s.Replace(doc, source)
+	return s.swap(doc, source)
 }
 
-// Replace swaps in an already parsed document, as Load does.
+// Replace swaps in a document built in Go or parsed before, as Load does,
+// once it passes Document.Validate.
 func (s *Set) Replace(doc *Document, source string) error {
-	if doc == nil {
-		err := fmt.Errorf("%w: nil document", core.ErrInvalidOption)
+	err := fmt.Errorf("%w: nil document", core.ErrInvalidOption)
+	if doc != nil {
+		err = doc.Validate()
+	}
+	if err != nil {
 		s.report(source, err)
 		return err
 	}
+	return s.swap(doc, source)
+}
+
+// swap compiles a valid doc and makes it the rules in force.
+func (s *Set) swap(doc *Document, source string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, err := s.cfg.compile(s.store, doc)

@@ -196,12 +196,17 @@ func TestLoadRefusesBadDocuments(t *testing.T) {
 		assert.Error(t, err, name)
 	}
 	assert.ErrorIs(t, s.Replace(nil, "code"), core.ErrInvalidOption)
-	require.Len(t, heard, 4)
+	dup := &Document{Schema: 1, Version: 2, Policies: []Policy{
+		{Name: "a", Algorithm: core.GCRA, Limits: []core.Limit{core.PerSecond(1)}, Cost: 1},
+		{Name: "a", Algorithm: core.GCRA, Limits: []core.Limit{core.PerSecond(1)}, Cost: 1},
+	}}
+	assert.ErrorIs(t, s.Replace(dup, "code"), ErrInvalidRules, "a document built in Go is validated too")
+	require.Len(t, heard, 5)
 	for _, r := range heard {
 		assert.Error(t, r.Err)
 		assert.Equal(t, int64(1), r.Version, "the version in force")
 	}
-	assert.Equal(t, 4, strings.Count(log.String(), "rules refused"))
+	assert.Equal(t, 5, strings.Count(log.String(), "rules refused"))
 	w, _ := do(s, "POST", "/login")
 	assert.Equal(t, `"login";q=3;w=60`, w.Header().Get(httplimit.HeaderRateLimitPolicy))
 }
