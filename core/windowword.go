@@ -192,10 +192,7 @@ func (r *TakeRequest) AdvanceWindowWord(word, now int64) int64 {
 // commit of fixedWindow or slidingWindow, on the packed fields.
 func (pk WindowPacking) advance(p *params, word, cost, now int64) int64 {
 	i, n, prev := pk.fields(word)
-	cur := i // the index of the window holding now
-	if e := now - i*p.period; e < 0 || e >= p.period {
-		cur = now / p.period
-	}
+	cur := windowIndex(p, i, now)
 	if i > cur { // a window after now's (the clock stepped back): rebase
 		i = cur
 		word = pk.join(i, n, prev)
@@ -225,6 +222,15 @@ func (pk WindowPacking) advance(p *params, word, cost, now int64) int64 {
 	return word
 }
 
+// windowIndex is the index of the window holding now, found without a
+// division when it is i.
+func windowIndex(p *params, i, now int64) int64 {
+	if e := now - i*p.period; e >= 0 && e < p.period {
+		return i
+	}
+	return now / p.period
+}
+
 // refundWindowWord is AdvanceWindowWord for a refund: the refund rules
 // applied to the unpacked state (see refund.go), packed again.
 func (r *TakeRequest) refundWindowWord(pk WindowPacking, word, now int64) int64 {
@@ -245,10 +251,19 @@ func (r *TakeRequest) refundWindowWord(pk WindowPacking, word, now int64) int64 
 // ErrInvalidLimit when r's state does not pack, and Decide's errors.
 func (r *TakeRequest) DecideWindowWord(d *Decision, word, now int64) error {
 	var buf params
-	_, pk, ok := r.windowPlan(&buf)
+	p, pk, ok := r.windowPlan(&buf)
 	if !ok {
 		return errNoWindowWord
 	}
-	st := [1]State{pk.Unpack(word)}
-	return r.Decide(d, st[:], now)
+	if r.Cost < 0 || now < 0 || now > MaxTime {
+		st := [1]State{pk.Unpack(word)}
+		return r.Decide(d, st[:], now) // a refund, or Decide's error
+	}
+	// applyPrepared's decision, without its rebase: the rebase is what the
+	// spend writes (AdvanceWindowWord's), and decide reads a window after
+	// now's as now's (viewT), so it changes no decision.
+	s := pk.Unpack(word)
+	*d = r.Algorithm.decide(&s, p, r.Cost, now, false)
+	d.Limit, d.Index = r.Limits[0], 0
+	return nil
 }
