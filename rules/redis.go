@@ -67,9 +67,9 @@ const (
 	// DefaultRedisPrefix starts the rules' keys and channel unless
 	// WithRedisPrefix says otherwise: the Redis store's default prefix.
 	DefaultRedisPrefix = "rw:"
-	// DefaultPollInterval is how often a RedisWatcher reads the stored
-	// version unless WithPollInterval says otherwise.
-	DefaultPollInterval = 30 * time.Second
+	// DefaultRedisPollInterval is how often a RedisWatcher reads the stored
+	// version unless WithRedisPollInterval says otherwise.
+	DefaultRedisPollInterval = 30 * time.Second
 	// DefaultRedisTimeout bounds every Redis call of the rules unless
 	// WithRedisTimeout says otherwise.
 	DefaultRedisTimeout = 5 * time.Second
@@ -114,11 +114,12 @@ func WithRedisPrefix(prefix string) RedisOption {
 	}
 }
 
-// WithPollInterval sets how often a RedisWatcher reads the stored version, in
-// case an announcement was lost (pub/sub delivers at most once): from 10 ms to
-// 24 h; the default is DefaultPollInterval. A read costs one small round trip;
-// the document itself is read only when its version changed.
-func WithPollInterval(d time.Duration) RedisOption {
+// WithRedisPollInterval sets how often a RedisWatcher reads the stored
+// version, in case an announcement was lost (pub/sub delivers at most once):
+// from 10 ms to 24 h; the default is DefaultRedisPollInterval. A read costs
+// one small round trip; the document itself is read only when its version
+// changed.
+func WithRedisPollInterval(d time.Duration) RedisOption {
 	return func(c *redisConfig) error {
 		if d < minPollInterval || d > maxPollInterval {
 			return fmt.Errorf("%w: poll interval %s out of [%s, %s]", core.ErrInvalidOption, d, minPollInterval, maxPollInterval)
@@ -159,7 +160,7 @@ func WithFallbackFile(path string) RedisOption {
 
 // newRedisConfig applies opts over the defaults.
 func newRedisConfig(opts []RedisOption) (redisConfig, error) {
-	c := redisConfig{prefix: DefaultRedisPrefix, poll: DefaultPollInterval, timeout: DefaultRedisTimeout}
+	c := redisConfig{prefix: DefaultRedisPrefix, poll: DefaultRedisPollInterval, timeout: DefaultRedisTimeout}
 	for _, o := range opts {
 		if o == nil {
 			return c, nilOption("redis option")

@@ -95,7 +95,7 @@ func requireNoReload(t *testing.T, reloads chan Reload) {
 // and the options given after them; it is closed when t ends.
 func watch(t *testing.T, s *Set, b RedisBackend, prefix string, opts ...RedisOption) *RedisWatcher {
 	t.Helper()
-	w, err := WatchRedis(s, b, append([]RedisOption{WithRedisPrefix(prefix), WithPollInterval(time.Hour)}, opts...)...)
+	w, err := WatchRedis(s, b, append([]RedisOption{WithRedisPrefix(prefix), WithRedisPollInterval(time.Hour)}, opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = w.Close() })
 	return w

@@ -60,7 +60,7 @@ type RedisWatcherStats struct {
 // and tells s's reload hook (a Reload from RedisSource with the error), and
 // keeps trying. Then it subscribes to the announcements of pushes and loads
 // each announced document; since pub/sub delivers at most once, it also reads
-// the stored version every poll interval (WithPollInterval) and right after
+// the stored version every poll interval (WithRedisPollInterval) and right after
 // every subscription, and loads the document whenever the version differs
 // from s.Version(). A subscription that is lost (a node restarts, CLIENT KILL
 // TYPE pubsub) is renewed, and so is one that a poll finds behind. A document

@@ -106,7 +106,7 @@ func TestWatchRedisPolls(t *testing.T) {
 	prefix := redisPrefix()
 	key := prefix + "{rules}:doc"
 	s, reloads := newRedisSet(t, 1)
-	w := watch(t, s, b, prefix, WithPollInterval(minPollInterval*2)) // a poll needs a real interval
+	w := watch(t, s, b, prefix, WithRedisPollInterval(minPollInterval*2)) // a poll needs a real interval
 	assert.ErrorIs(t, nextReload(t, reloads).Err, ErrNoRules)
 	subscribedAndPolled(t, w, 1)
 	redisDo(t, srv.Addr(), "HSET", key, "text", redisDoc(2, "2/s"), "version", "2")
@@ -133,7 +133,7 @@ func TestWatchRedisDownAtStart(t *testing.T) {
 	s, reloads := newRedisSet(t, 1)
 	b := newRESP(srv.Addr())
 
-	w := watch(t, s, b, prefix, WithFallbackFile(fallback), WithPollInterval(minPollInterval*5))
+	w := watch(t, s, b, prefix, WithFallbackFile(fallback), WithRedisPollInterval(minPollInterval*5))
 	r := nextReload(t, reloads)
 	assert.Equal(t, RedisSource, r.Source)
 	assert.Equal(t, int64(1), r.Version, "reported with the rules in force then")
@@ -219,7 +219,7 @@ func TestWatchRedisGarbage(t *testing.T) {
 			prefix := redisPrefix()
 			redisDo(t, srv.Addr(), tt.setup(prefix+"{rules}:doc")...)
 			s, reloads := newRedisSet(t, 1)
-			w := watch(t, s, b, prefix, WithPollInterval(minPollInterval))
+			w := watch(t, s, b, prefix, WithRedisPollInterval(minPollInterval))
 			r := nextReload(t, reloads)
 			assert.Equal(t, RedisSource, r.Source)
 			assert.Equal(t, int64(1), r.Version)

@@ -35,7 +35,7 @@ func startWatcher(t *testing.T, tg target, client redis.UniversalClient) *watche
 	require.NoError(t, err)
 	b, err := redisstore.NewRulesBackend(client)
 	require.NoError(t, err)
-	wt.w, err = rules.WatchRedis(wt.set, b, rules.WithRedisPrefix(tg.prefix), rules.WithPollInterval(time.Hour))
+	wt.w, err = rules.WatchRedis(wt.set, b, rules.WithRedisPrefix(tg.prefix), rules.WithRedisPollInterval(time.Hour))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = wt.w.Close() })
 	return wt
