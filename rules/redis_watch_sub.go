@@ -2,10 +2,7 @@ package rules
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"math/rand/v2"
-	"os"
 	"sync/atomic"
 	"time"
 )
@@ -28,7 +25,7 @@ func (w *RedisWatcher) start() {
 	}
 	log.Warn("ratewarden: rules in redis not loaded at start; loading the fallback file until they are",
 		"key", w.cfg.docKey(), "file", w.cfg.fallback, "err", w.lastErr)
-	raw, err := readRulesFile(w.cfg.fallback)
+	raw, err := readDocumentFile(w.cfg.fallback)
 	if err != nil {
 		log.Error("ratewarden: fallback rules file unreadable; the rules in force stay",
 			"file", w.cfg.fallback, "version_in_force", w.set.Version(), "err", err)
@@ -36,20 +33,6 @@ func (w *RedisWatcher) start() {
 		return
 	}
 	_ = w.set.Load(raw, w.cfg.fallback) // the Set reports it, refused or not
-}
-
-// readRulesFile reads a rules file, at most one byte more than Parse takes.
-func readRulesFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	raw, err := io.ReadAll(io.LimitReader(f, MaxDocumentSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return raw, nil
 }
 
 // subscribeLoop keeps the watcher subscribed to the announcements: it

@@ -5,6 +5,8 @@ import (
 	"context"
 	"log/slog"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -283,4 +285,22 @@ func TestReloadIsAtomicUnderRequests(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
+}
+
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "rules.yaml")
+	require.NoError(t, os.WriteFile(good, []byte(apiRules), 0o644))
+	doc, err := ReadFile(good)
+	require.NoError(t, err)
+	assert.Len(t, doc.Policies, 4)
+	bad := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("schema: 1\nversion: 1\npolicies: []\n"), 0o644))
+	_, err = ReadFile(bad)
+	assert.ErrorIs(t, err, ErrInvalidRules)
+	assert.Contains(t, err.Error(), bad+":")
+	for _, path := range []string{filepath.Join(dir, "missing.yaml"), dir} {
+		_, err = ReadFile(path)
+		assert.ErrorIs(t, err, ErrFileUnreadable, path)
+	}
 }
