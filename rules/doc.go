@@ -1,5 +1,8 @@
 // Package rules says which rate limit applies to which request, in a
-// document kept outside the code: a file, or Redis.
+// document kept outside the code: a file, or Redis, changed without a
+// redeploy.
+//
+// # The document
 //
 // A rules document (YAML or JSON; docs/rules.md is its reference and
 // [Schema] its JSON Schema) names policies. Each says which requests it
@@ -16,5 +19,45 @@
 // and checked exactly as in Go ([core.ParseLimit], the algorithm's own
 // checks). Bounds ([MaxDocumentSize], [MaxDepth], [MaxAliasNodes] and the
 // rest) keep a hostile or broken document from costing much time or memory.
-// [Document.Validate] runs the same checks on a Document built in Go.
+// [Document.Validate] runs the same checks on a Document built in Go;
+// [ReadFile] reads and parses a file.
+//
+// # The rules in force
+//
+// [New] compiles a document into a [Set] on a store: each policy gets a
+// limiter of its own, namespaced by the policy's name, so two policies never
+// share a counter. The Set is an httplimit.Handler: the adapters'
+// Middleware functions (stdhttp, ginmw, echomw, fibermw) take it as they take
+// a policy. On each request every policy whose match holds decides, each
+// with its own counter, and the request goes on only when every one admits
+// it; a request one policy denies spends nothing under the others (what the
+// policies before it spent is refunded at once, and those after it are not
+// asked). RateLimit-Policy names every policy that applied; on a 429,
+// RateLimit and the problem body name the one that denied. Paths are matched
+// normalised ("//", "/./", "/../" and percent-encoded unreserved characters
+// resolved), the same way in every adapter, with no regular expression.
+//
+// [Set.Load] and [Set.Replace] swap in a new document atomically: a request
+// sees the old rules or the new, never a mix, and a policy whose limits did
+// not change keeps its counters. A document that fails is refused, the reload
+// hook ([WithReloadHook]) and the log hear why, and the rules in force stay.
+// [Set.Reset] and [Set.Peek] reach a client's counters under a policy.
+//
+// # Sources
+//
+// [WatchFile] keeps a Set loaded from a file: it reloads on every change,
+// whether an editor renames a new file over the old one, a program rewrites
+// it in place (a half-written file is refused, then loaded once whole) or a
+// Kubernetes ConfigMap swaps its ..data symlink, and on demand
+// ([FileWatcher.Reload], for SIGHUP).
+//
+// [PushRules] stores a document in Redis (the operator's tool, cmd/ratewarden,
+// does it from the command line): validated, then stored with its version and
+// announced on a channel in one script that refuses a version not newer than
+// the stored one. [WatchRedis] keeps a Set in step with Redis: it loads at
+// start (or a fallback file while Redis cannot answer), on every announcement,
+// and on a poll of the version, since an announcement is delivered at most
+// once; it resubscribes when its connection is lost. Package rules imports no
+// Redis client: a [RedisBackend] is two methods, which store/redis and
+// store/rueidis implement (NewRulesBackend).
 package rules
