@@ -17,4 +17,11 @@
 // what an operator wants from a deploy. Ping the client (a cluster client: every
 // master, with ForEachShard, and once through the client) before taking
 // requests, as the example servers do.
+//
+// ParseURL reads the URL forms the example servers and the operator's tool
+// (cmd/ratewarden) take, redis://host:port/db and
+// redis-cluster://host:port,host:port, into client options. NewRulesBackend
+// binds the same client to package rules (module
+// github.com/ratewarden/ratewarden/rules), for rules kept in Redis: push them
+// with rules.PushRules and keep every instance in step with rules.WatchRedis.
 package redisstore

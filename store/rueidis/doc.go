@@ -10,4 +10,8 @@
 //
 //	client, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{"localhost:6379"}})
 //	store, err := rueidisstore.New(client)
+//
+// NewRulesBackend binds the same client to package rules, for rules kept in
+// Redis (rules.WatchRedis, rules.PushRules); rueidis renews a broken
+// subscription itself.
 package rueidisstore
