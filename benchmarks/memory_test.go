@@ -97,14 +97,20 @@ func ours(alg core.Algorithm) impl {
 // ourLimit is q in ratewarden's terms. The meters admit memRate a second with
 // a burst of unreachable (the leaky bucket's admissions queue: Decision.Delay
 // grows, which the middleware would wait out); the windows take no burst
-// other than their quota, so theirs is unreachable per 2^40 microseconds
-// (12.7 days), the same one request a microsecond.
+// other than their quota, so the fixed window's is unreachable per 2^40
+// microseconds (12.7 days), the same one request a microsecond, and the
+// sliding window's 2^28 per core.MaxPeriod: a sliding window packs into the
+// memory store's one-word state only while its counts and window index fit
+// 63 bits, and 2^40 per 12.7 days would not (it would time the entry kept
+// for larger limits instead); 2^28 is still more than a run decides.
 func ourLimit(alg core.Algorithm, q quota) core.Limit {
 	switch {
 	case q == onePerHour:
 		return core.PerHour(1)
-	case alg == core.FixedWindow || alg == core.SlidingWindow:
+	case alg == core.FixedWindow:
 		return core.Every(unreachable, unreachable*time.Microsecond)
+	case alg == core.SlidingWindow:
+		return core.Every(1<<28, core.MaxPeriod)
 	default:
 		return core.PerSecond(memRate).WithBurst(unreachable)
 	}
