@@ -13,6 +13,7 @@ require (
 	github.com/ratewarden/ratewarden/fibermw v0.1.0
 	github.com/ratewarden/ratewarden/ginmw v0.1.0
 	github.com/ratewarden/ratewarden/metrics/prometheus v0.1.0
+	github.com/ratewarden/ratewarden/rules v0.1.0
 	github.com/ratewarden/ratewarden/store/redis v0.1.0
 	github.com/redis/go-redis/v9 v9.23.0
 )
@@ -25,6 +26,7 @@ require (
 	github.com/bytedance/sonic/loader v0.5.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/cloudwego/base64x v0.1.6 // indirect
+	github.com/fsnotify/fsnotify v1.10.1 // indirect
 	github.com/gabriel-vasile/mimetype v1.4.12 // indirect
 	github.com/gin-contrib/sse v1.1.0 // indirect
 	github.com/go-playground/locales v0.14.1 // indirect
@@ -69,7 +71,7 @@ require (
 
 require (
 	github.com/stretchr/testify v1.12.1
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
 )
 
 replace (
@@ -78,5 +80,6 @@ replace (
 	github.com/ratewarden/ratewarden/fibermw => ../fibermw
 	github.com/ratewarden/ratewarden/ginmw => ../ginmw
 	github.com/ratewarden/ratewarden/metrics/prometheus => ../metrics/prometheus
+	github.com/ratewarden/ratewarden/rules => ../rules
 	github.com/ratewarden/ratewarden/store/redis => ../store/redis
 )

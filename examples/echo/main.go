@@ -1,16 +1,18 @@
 // Command echo is an Echo server behind ratewarden's middleware:
 //
 //	go run ./examples/echo -limit 10/s -algorithm gcra
+//	go run ./examples/echo -rules examples/rules.yaml
 //	curl -i localhost:8080/
 //
-// GET / answers 200 "ok"; POST /login answers 200 for the form field
-// password=letmein and 401 for any other; GET /healthz, and GET /metrics
-// under -metrics (served through echo.WrapHandler), are never limited. The
-// flags are those of every example server (see examples/internal/flags and
-// -h).
+// It answers the routes of every example server (see examples/internal/flags
+// and -h), through Echo's router (/api/items/:id with -rules): the limiter is
+// a global middleware (e.Use), which Echo runs for unmatched requests too, so
+// that the rules see every request. GET /metrics under -metrics is served
+// through echo.WrapHandler. The flags are those of every example server.
 package main
 
 import (
+	"errors"
 	"net"
 	"net/http"
 
@@ -24,22 +26,58 @@ func main() {
 	setup := flags.MustLoad("echo")
 	defer setup.Close()
 
-	limit, err := echomw.New(setup.Limiter, setup.Options...)
+	e, err := newEcho(setup)
 	setup.Check(err)
-	e := echo.New()
-	e.HideBanner, e.HidePort = true, true
-	e.Use(limit)
-	e.GET("/", func(c echo.Context) error { return c.String(http.StatusOK, "ok\n") })
-	e.POST(flags.LoginPath, func(c echo.Context) error {
-		status := flags.LoginStatus(c.FormValue("password"))
-		return c.String(status, http.StatusText(status)+"\n")
-	})
-	e.GET(flags.HealthPath, func(c echo.Context) error { return c.String(http.StatusOK, "healthy\n") })
-	if setup.Metrics != nil {
-		e.GET(flags.MetricsPath, echo.WrapHandler(setup.Metrics))
-	}
 	setup.Run(func(ln net.Listener) error {
 		e.Listener = ln
 		return e.Start("")
 	}, e.Shutdown)
 }
+
+// newEcho returns the server's routes behind the limiter setup describes.
+func newEcho(setup *flags.Setup) (*echo.Echo, error) {
+	policy, err := setup.Handler()
+	if err != nil {
+		return nil, err
+	}
+	limit, err := echomw.Middleware(policy)
+	if err != nil {
+		return nil, err
+	}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.Use(limit)
+	for _, route := range setup.Config.Routes() {
+		e.Add(route.Method, route.ColonPattern(), func(c echo.Context) error { return write(c, route.Answer(request{c})) })
+	}
+	if setup.Metrics != nil {
+		e.GET(flags.MetricsPath, echo.WrapHandler(setup.Metrics))
+	}
+	e.HTTPErrorHandler = notFound(e.DefaultHTTPErrorHandler)
+	return e, nil
+}
+
+// notFound answers Echo's 404 and 405 (a known path with another method) as
+// every example server answers a request no route takes, and leaves other
+// errors to next.
+func notFound(next echo.HTTPErrorHandler) echo.HTTPErrorHandler {
+	return func(err error, c echo.Context) {
+		var he *echo.HTTPError
+		if errors.As(err, &he) && (he.Code == http.StatusNotFound || he.Code == http.StatusMethodNotAllowed) && !c.Response().Committed {
+			c.Response().Header().Del(echo.HeaderAllow)
+			_ = write(c, flags.NotFound())
+			return
+		}
+		next(err, c)
+	}
+}
+
+// write writes the reply as plain text.
+func write(c echo.Context, reply flags.Reply) error { return c.String(reply.Status, reply.Body) }
+
+// request is a route's view of an Echo context.
+type request struct{ c echo.Context }
+
+func (q request) Header(name string) string    { return q.c.Request().Header.Get(name) }
+func (q request) FormValue(name string) string { return q.c.FormValue(name) }
+func (q request) PathValue(name string) string { return q.c.Param(name) }

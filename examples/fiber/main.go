@@ -1,18 +1,18 @@
 // Command fiber is a Fiber v2 server behind ratewarden's middleware:
 //
 //	go run ./examples/fiber -limit 10/s -algorithm gcra
+//	go run ./examples/fiber -rules examples/rules.yaml
 //	curl -i localhost:8080/
 //
-// GET / answers 200 "ok"; POST /login answers 200 for the form field
-// password=letmein and 401 for any other; GET /healthz, and GET /metrics
-// under -metrics (served through Fiber's adaptor middleware), are never
-// limited. The flags are those of every example server (see
-// examples/internal/flags and -h).
+// It answers the routes of every example server (see examples/internal/flags
+// and -h), through Fiber's router (/api/items/:id with -rules): the limiter is
+// the first handler of every path (app.Use), so that the rules see every
+// request, and a last app.Use answers 404 to what no route takes. GET
+// /metrics under -metrics is served through Fiber's adaptor middleware. The
+// flags are those of every example server.
 package main
 
 import (
-	"net/http"
-
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
 
@@ -24,18 +24,43 @@ func main() {
 	setup := flags.MustLoad("fiber")
 	defer setup.Close()
 
-	limit, err := fibermw.New(setup.Limiter, setup.Options...)
+	app, err := newApp(setup)
 	setup.Check(err)
+	setup.Run(app.Listener, app.ShutdownWithContext)
+}
+
+// newApp returns the server's routes behind the limiter setup describes.
+func newApp(setup *flags.Setup) (*fiber.App, error) {
+	policy, err := setup.Handler()
+	if err != nil {
+		return nil, err
+	}
+	limit, err := fibermw.Middleware(policy)
+	if err != nil {
+		return nil, err
+	}
 	app := fiber.New(fiber.Config{DisableStartupMessage: true})
 	app.Use(limit)
-	app.Get("/", func(c *fiber.Ctx) error { return c.SendString("ok\n") })
-	app.Post(flags.LoginPath, func(c *fiber.Ctx) error {
-		status := flags.LoginStatus(c.FormValue("password"))
-		return c.Status(status).SendString(http.StatusText(status) + "\n")
-	})
-	app.Get(flags.HealthPath, func(c *fiber.Ctx) error { return c.SendString("healthy\n") })
+	for _, route := range setup.Config.Routes() {
+		app.Add(route.Method, route.ColonPattern(), func(c *fiber.Ctx) error { return write(c, route.Answer(request{c})) })
+	}
 	if setup.Metrics != nil {
 		app.Get(flags.MetricsPath, adaptor.HTTPHandler(setup.Metrics))
 	}
-	setup.Run(app.Listener, app.ShutdownWithContext)
+	// Registered last, it takes every request no route took, whatever its
+	// method: 404, not Fiber's 405 for a known path.
+	app.Use(func(c *fiber.Ctx) error { return write(c, flags.NotFound()) })
+	return app, nil
 }
+
+// write writes the reply as plain text.
+func write(c *fiber.Ctx, reply flags.Reply) error {
+	return c.Status(reply.Status).SendString(reply.Body)
+}
+
+// request is a route's view of a Fiber context.
+type request struct{ c *fiber.Ctx }
+
+func (q request) Header(name string) string    { return q.c.Get(name) }
+func (q request) FormValue(name string) string { return q.c.FormValue(name) }
+func (q request) PathValue(name string) string { return q.c.Params(name) }

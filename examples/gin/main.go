@@ -1,12 +1,14 @@
 // Command gin is a Gin server behind ratewarden's middleware:
 //
 //	go run ./examples/gin -limit 10/s -algorithm gcra
+//	go run ./examples/gin -rules examples/rules.yaml
 //	curl -i localhost:8080/
 //
-// GET / answers 200 "ok"; POST /login answers 200 for the form field
-// password=letmein and 401 for any other; GET /healthz, and GET /metrics
-// under -metrics (served through gin.WrapH), are never limited. The flags
-// are those of every example server (see examples/internal/flags and -h).
+// It answers the routes of every example server (see examples/internal/flags
+// and -h), through Gin's router (/api/items/:id with -rules): the limiter is
+// a global middleware (r.Use), which Gin runs for unmatched requests too, so
+// that the rules see every request. GET /metrics under -metrics is served
+// through gin.WrapH. The flags are those of every example server.
 package main
 
 import (
@@ -22,20 +24,43 @@ func main() {
 	setup := flags.MustLoad("gin")
 	defer setup.Close()
 
-	limit, err := ginmw.New(setup.Limiter, setup.Options...)
+	r, err := newEngine(setup)
 	setup.Check(err)
-	gin.SetMode(gin.ReleaseMode)
-	r := gin.New()
-	r.Use(limit)
-	r.GET("/", func(c *gin.Context) { c.String(http.StatusOK, "ok\n") })
-	r.POST(flags.LoginPath, func(c *gin.Context) {
-		status := flags.LoginStatus(c.PostForm("password"))
-		c.String(status, http.StatusText(status)+"\n")
-	})
-	r.GET(flags.HealthPath, func(c *gin.Context) { c.String(http.StatusOK, "healthy\n") })
-	if setup.Metrics != nil {
-		r.GET(flags.MetricsPath, gin.WrapH(setup.Metrics))
-	}
 	srv := &http.Server{Handler: r}
 	setup.Run(srv.Serve, srv.Shutdown)
 }
+
+// newEngine returns the server's routes behind the limiter setup describes.
+func newEngine(setup *flags.Setup) (*gin.Engine, error) {
+	policy, err := setup.Handler()
+	if err != nil {
+		return nil, err
+	}
+	limit, err := ginmw.Middleware(policy)
+	if err != nil {
+		return nil, err
+	}
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	r.Use(limit)
+	for _, route := range setup.Config.Routes() {
+		r.Handle(route.Method, route.ColonPattern(), func(c *gin.Context) { write(c, route.Answer(request{c})) })
+	}
+	if setup.Metrics != nil {
+		r.GET(flags.MetricsPath, gin.WrapH(setup.Metrics))
+	}
+	// Gin answers a known path with another method as it answers an
+	// unknown path (HandleMethodNotAllowed is off): 404.
+	r.NoRoute(func(c *gin.Context) { write(c, flags.NotFound()) })
+	return r, nil
+}
+
+// write writes the reply as plain text.
+func write(c *gin.Context, reply flags.Reply) { c.String(reply.Status, "%s", reply.Body) }
+
+// request is a route's view of a Gin context.
+type request struct{ c *gin.Context }
+
+func (q request) Header(name string) string    { return q.c.GetHeader(name) }
+func (q request) FormValue(name string) string { return q.c.PostForm(name) }
+func (q request) PathValue(name string) string { return q.c.Param(name) }

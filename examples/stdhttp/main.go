@@ -1,18 +1,21 @@
 // Command stdhttp is a net/http server behind ratewarden's middleware:
 //
 //	go run ./examples/stdhttp -limit 10/s -algorithm gcra
+//	go run ./examples/stdhttp -rules examples/rules.yaml
 //	curl -i localhost:8080/
 //
-// GET / answers 200 "ok"; POST /login answers 200 for the form field
-// password=letmein and 401 for any other; GET /healthz, and GET /metrics
-// under -metrics, are never limited. The flags are those of every example
-// server (see examples/internal/flags and -h): -addr, -limit, -burst,
-// -algorithm, -key, -jwt-secret, -trusted-proxies, -store, -fail, -dry-run,
-// -metrics, -tier-claim, -tier, -count-only-failures.
+// Without -rules, GET / answers 200 "ok"; POST /login answers 200 for the
+// form field password=letmein and 401 for any other. With -rules (a file, or
+// redis:// and redis-cluster:// for the rules kept in Redis), the rules
+// document decides what is limited, and the server answers a small API:
+// GET /, GET and POST /api/items, GET and DELETE /api/items/{id}, and
+// POST /login (200 with the header X-Password: right). GET /healthz, and
+// GET /metrics under -metrics, are never limited; anything else is 404. The
+// limiter wraps the whole mux, so that the rules see every request. The flags
+// are those of every example server (see examples/internal/flags and -h).
 package main
 
 import (
-	"fmt"
 	"net/http"
 
 	"github.com/ratewarden/ratewarden/examples/internal/flags"
@@ -23,19 +26,47 @@ func main() {
 	setup := flags.MustLoad("stdhttp")
 	defer setup.Close()
 
-	limit, err := stdhttp.New(setup.Limiter, setup.Options...)
+	h, err := newHandler(setup)
 	setup.Check(err)
+	srv := &http.Server{Handler: h}
+	setup.Run(srv.Serve, srv.Shutdown)
+}
+
+// newHandler returns the server's routes behind the limiter setup describes.
+func newHandler(setup *flags.Setup) (http.Handler, error) {
+	policy, err := setup.Handler()
+	if err != nil {
+		return nil, err
+	}
+	limit, err := stdhttp.Middleware(policy)
+	if err != nil {
+		return nil, err
+	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
-	mux.HandleFunc("POST "+flags.LoginPath, func(w http.ResponseWriter, r *http.Request) {
-		status := flags.LoginStatus(r.PostFormValue("password"))
-		w.WriteHeader(status)
-		fmt.Fprintln(w, http.StatusText(status))
-	})
-	mux.HandleFunc("GET "+flags.HealthPath, func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "healthy") })
+	for _, route := range setup.Config.Routes() {
+		mux.HandleFunc(route.MuxPattern(), func(w http.ResponseWriter, r *http.Request) {
+			write(w, route.Answer(request{r}))
+		})
+	}
 	if setup.Metrics != nil {
 		mux.Handle("GET "+flags.MetricsPath, setup.Metrics)
 	}
-	srv := &http.Server{Handler: limit(mux)}
-	setup.Run(srv.Serve, srv.Shutdown)
+	// "/" takes every request no route takes, whatever its method, so that
+	// the answer is 404 (not 405) as in the other servers.
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { write(w, flags.NotFound()) })
+	return limit(mux), nil
 }
+
+// write writes the reply as plain text.
+func write(w http.ResponseWriter, reply flags.Reply) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(reply.Status)
+	_, _ = w.Write([]byte(reply.Body))
+}
+
+// request is a route's view of an *http.Request.
+type request struct{ r *http.Request }
+
+func (q request) Header(name string) string    { return q.r.Header.Get(name) }
+func (q request) FormValue(name string) string { return q.r.PostFormValue(name) }
+func (q request) PathValue(name string) string { return q.r.PathValue(name) }

@@ -12,11 +12,13 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
 	"github.com/ratewarden/ratewarden/keyfuncs"
 	"github.com/ratewarden/ratewarden/keyfuncs/jwt"
+	"github.com/ratewarden/ratewarden/rules"
 )
 
 // StoreKind says where the limiter keeps its counts.
@@ -55,8 +57,31 @@ type Config struct {
 	// ErrorLog is where Build's setup writes the limiter's errors (a store
 	// down or slow): os.Stderr when nil. Every error is accounted for: one
 	// line per interval at most, and the errors left out are counted in a
-	// line when the interval ends and when the setup is closed.
+	// line when the interval ends and when the setup is closed. With -rules,
+	// every reload (taken or refused) and every trouble with the rules'
+	// source is a line there too.
 	ErrorLog io.Writer
+
+	// Rules is -rules as given: a rules file, or a Redis URL; empty without
+	// -rules.
+	Rules string
+	// RulesSource says where the rules come from; NoRules without -rules.
+	RulesSource RulesSource
+	// RulesAddrs (host:port, one for Redis, one or more for a cluster) and
+	// RulesDB are the Redis of a Redis -rules.
+	RulesAddrs []string
+	RulesDB    int
+	// RulesPoll is -rules-poll: how often the rules' version in Redis is
+	// read besides the announcements; 0 for rules.DefaultRedisPollInterval.
+	RulesPoll time.Duration
+	// RulesFallback is -rules-fallback: the rules file used while Redis
+	// cannot give the rules at start.
+	RulesFallback string
+	// OnReload, when set, is called after every reload of the rules is
+	// logged, taken or refused (rules.WithReloadHook): for tests, and for
+	// programs that embed a Setup. It runs on the goroutine that loaded and
+	// must not block.
+	OnReload func(rules.Reload)
 }
 
 // KeyFunc returns the key function -key (and -trusted-proxies, -jwt-secret)
@@ -67,10 +92,8 @@ func (c *Config) KeyFunc() (keyfuncs.Func, error) {
 		return jwt.Subject(jwt.WithHMACSecret([]byte(c.JWTSecret)))
 	case strings.HasPrefix(c.Key, "header:"):
 		return keyfuncs.Header(strings.TrimPrefix(c.Key, "header:"))
-	case len(c.TrustedProxies) > 0:
-		return keyfuncs.IP(keyfuncs.WithTrustedProxies(c.TrustedProxies...))
 	default:
-		return keyfuncs.IP()
+		return c.IPKey()
 	}
 }
 
@@ -100,9 +123,14 @@ func (c *Config) HTTPOptions() ([]httplimit.Option, error) {
 	return opts, nil
 }
 
+// failMode says what happens when the store fails: "open" or "closed", and
+// with -rules and -fail open, what each policy says.
 func (c *Config) failMode() string {
-	if c.FailClosed {
+	switch {
+	case c.FailClosed:
 		return "closed"
+	case c.RulesSource != NoRules:
+		return "open unless its policy says closed"
 	}
 	return "open"
 }
@@ -110,16 +138,32 @@ func (c *Config) failMode() string {
 // Setup is what an example server needs to run.
 type Setup struct {
 	// Name is the server's name, as its messages start.
-	Name    string
-	Config  *Config
+	Name   string
+	Config *Config
+	// Limiter is the one policy's limiter; nil with -rules.
 	Limiter *core.Limiter
 	// Options are for the adapter's New: key function, skip, fail mode, and
-	// the tiers, dry run, refunds and metrics observer the flags ask for.
+	// the tiers, dry run, refunds and metrics observer the flags ask for; nil
+	// with -rules.
 	Options []httplimit.Option
+	// Rules is the rules in force with -rules, kept in step with the file or
+	// with Redis until Close; nil without -rules.
+	Rules *rules.Set
 	// Metrics serves the Prometheus metrics, for MetricsPath; nil without
 	// -metrics.
 	Metrics http.Handler
 	closers []io.Closer
+	// reload reloads the rules now (SIGHUP); nil without -rules.
+	reload func(context.Context) error
+}
+
+// Handler returns what the adapter's Middleware runs on every request: the
+// rules with -rules, otherwise the one policy of Limiter and Options.
+func (s *Setup) Handler() (httplimit.Handler, error) {
+	if s.Rules != nil {
+		return s.Rules, nil
+	}
+	return httplimit.New(s.Limiter, s.Options...)
 }
 
 // Close writes the errors the error log left out since its last line, and
@@ -139,19 +183,34 @@ func (s *Setup) Listen(w io.Writer) (net.Listener, error) {
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(w, "%s; listening on http://%s\n", s.Config, ln.Addr())
+	fmt.Fprintf(w, "%s; listening on http://%s\n", s, ln.Addr())
 	return ln, nil
+}
+
+// String describes the setup for the start line: its Config, and with -rules
+// the version and policies of the rules in force.
+func (s *Setup) String() string {
+	if s.Rules == nil {
+		return s.Config.String()
+	}
+	doc := s.Rules.Document()
+	return fmt.Sprintf("%s (version %d, %d policies)", s.Config, doc.Version, len(doc.Policies))
 }
 
 // String describes the configuration for the start line: "gcra with 10/s on
 // memory, key ip, failing open", and then dry run, metrics and count only
 // failures when they are on.
 func (c *Config) String() string {
-	limits := c.Limit.String()
-	if len(c.Tiers) > 0 {
-		limits = "tiers " + c.tiersString()
+	var parts []string
+	if c.RulesSource != NoRules {
+		parts = []string{fmt.Sprintf("%s, counters on %s", c.rulesName(), c.storeName()), "failing " + c.failMode()}
+	} else {
+		limits := c.Limit.String()
+		if len(c.Tiers) > 0 {
+			limits = "tiers " + c.tiersString()
+		}
+		parts = []string{fmt.Sprintf("%s with %s on %s", c.Algorithm, limits, c.storeName()), "key " + c.Key, "failing " + c.failMode()}
 	}
-	parts := []string{fmt.Sprintf("%s with %s on %s", c.Algorithm, limits, c.storeName()), "key " + c.Key, "failing " + c.failMode()}
 	if c.DryRun {
 		parts = append(parts, "dry run (nothing denied)")
 	}
@@ -182,7 +241,11 @@ func (c *Config) Build() (*Setup, error) {
 		return nil, err
 	}
 	s := &Setup{Config: c, closers: []io.Closer{closer}}
-	if err := s.build(st); err != nil {
+	build := s.build
+	if c.RulesSource != NoRules {
+		build = s.buildRules
+	}
+	if err := build(st); err != nil {
 		_ = s.Close()
 		return nil, err
 	}
@@ -255,13 +318,15 @@ func (s *Setup) Check(err error) {
 
 // Run opens the listener on -addr (see Listen), serves on it until SIGINT or
 // SIGTERM, then shuts the server down; it ends the program with status 1
-// when the listener cannot be opened. serve and shutdown are the framework's
+// when the listener cannot be opened. With -rules, SIGHUP reloads the rules
+// meanwhile. serve and shutdown are the framework's
 // own, e.g. an http.Server's Serve and Shutdown.
 func (s *Setup) Run(serve func(net.Listener) error, shutdown func(context.Context) error) {
 	ln, err := s.Listen(os.Stderr)
 	s.Check(err)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	defer s.ReloadOnHangup()()
 	go func() {
 		<-ctx.Done()
 		_ = shutdown(context.Background())

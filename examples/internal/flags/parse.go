@@ -8,8 +8,10 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/rules"
 	redisstore "github.com/ratewarden/ratewarden/store/redis"
 )
 
@@ -46,7 +48,7 @@ func Parse(name string, args []string, stderr io.Writer) (*Config, error) {
 }
 
 // usageText heads -h, before the flags: the routes every example server
-// answers.
+// answers, with and without -rules.
 const usageText = `usage: %s [flags]
 
 A server behind ratewarden's middleware. Its routes:
@@ -55,6 +57,20 @@ A server behind ratewarden's middleware. Its routes:
                  (the failures -count-only-failures counts)
   GET  /healthz  200, never limited
   GET  /metrics  the Prometheus metrics, with -metrics; never limited
+  anything else  404
+
+With -rules, the rules document decides which requests are limited and how
+(see examples/rules.yaml), and the routes are those of a small API:
+  GET  /                  200 "ok"
+  GET  /api/items         200, the items
+  POST /api/items         201, an item created
+  GET  /api/items/{id}    200, the item
+  DELETE /api/items/{id}  200, the item deleted
+  POST /login             200 with the header X-Password: ` + RulesPassword + `, 401 without
+  GET  /healthz           200 (the rules exempt it)
+  GET  /metrics           the Prometheus metrics, with -metrics; never limited
+  anything else           404
+-limit, -burst, -algorithm, -key, -tier-claim and -tier do not go with -rules.
 
 Flags:
 `
@@ -66,6 +82,8 @@ type rawFlags struct {
 	dryRun, metrics, countOnlyFailures                  bool
 	tierClaim                                           string
 	tiers                                               []string
+	rules, rulesFallback                                string
+	rulesPoll                                           time.Duration
 	// set holds the names of the flags given on the command line.
 	set map[string]bool
 }
@@ -90,6 +108,14 @@ func (r *rawFlags) define(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.BoolVar(&r.countOnlyFailures, "count-only-failures", false, "count only failures: a response with a status below 400 gives its cost back\n(try POST "+LoginPath+" with a wrong password)")
+	r.defineRules(fs)
+}
+
+// defineRules declares -rules, -rules-poll and -rules-fallback on fs.
+func (r *rawFlags) defineRules(fs *flag.FlagSet) {
+	fs.StringVar(&r.rules, "rules", "", "the rules document, in place of -limit, -algorithm, -key and the tiers: a `FILE`\n(watched: an edit takes effect without a restart; SIGHUP reloads it), or the rules\nkept in Redis, "+redisstore.URLForms+"\n(pushed with ratewarden rules push; a push takes effect on every server at once)")
+	fs.DurationVar(&r.rulesPoll, "rules-poll", rules.DefaultRedisPollInterval, "with a Redis -rules: how often the rules' version is read besides the announcements\nof pushes, which may be lost (from 10ms to 24h)")
+	fs.StringVar(&r.rulesFallback, "rules-fallback", "", "with a Redis -rules: the rules `FILE` used while Redis cannot give the rules at start\n(down, or no rules pushed yet); without it the server does not start then")
 }
 
 // config checks every flag in r, in the order they are documented, and
@@ -99,10 +125,15 @@ func (r *rawFlags) config() (*Config, error) {
 	if err := checkAddr(r.addr); err != nil {
 		return nil, err
 	}
-	if err := c.parseLimit(r.limit, r.burst, r.alg); err != nil {
+	if err := c.parseRules(r); err != nil {
 		return nil, err
 	}
-	if err := c.parseKey(r.key, r.secret, r.proxies); err != nil {
+	if c.RulesSource != NoRules {
+		c.Key = ""
+		if err := c.parseRulesKeys(r.secret, r.proxies); err != nil {
+			return nil, err
+		}
+	} else if err := r.checkPolicy(c); err != nil {
 		return nil, err
 	}
 	if err := c.parseStore(r.store); err != nil {
@@ -111,21 +142,34 @@ func (r *rawFlags) config() (*Config, error) {
 	if err := c.parseFail(r.fail); err != nil {
 		return nil, err
 	}
-	if err := c.parseTiers(r.tierClaim, r.tiers, r.set); err != nil {
-		return nil, err
-	}
 	c.DryRun, c.Metrics, c.CountOnlyFailures = r.dryRun, r.metrics, r.countOnlyFailures
+	return c, nil
+}
+
+// checkPolicy checks the flags of the one policy a server without -rules
+// has: -limit, -burst, -algorithm, -key and the flags that go with it, and
+// the tiers.
+func (r *rawFlags) checkPolicy(c *Config) error {
+	if err := c.parseLimit(r.limit, r.burst, r.alg); err != nil {
+		return err
+	}
+	if err := c.parseKey(r.key, r.secret, r.proxies); err != nil {
+		return err
+	}
+	if err := c.parseTiers(r.tierClaim, r.tiers, r.set); err != nil {
+		return err
+	}
 	// Build the key functions once here, so that their own checks (header
 	// name, CIDRs, secret length, claim name) are reported as bad flags too.
 	if _, err := c.KeyFunc(); err != nil {
-		return nil, usageErr("-key %s: %v", r.key, err)
+		return usageErr("-key %s: %v", r.key, err)
 	}
 	if c.TierClaim != "" {
 		if _, err := c.TierPick(); err != nil {
-			return nil, usageErr("-tier-claim %q: %v", c.TierClaim, err)
+			return usageErr("-tier-claim %q: %v", c.TierClaim, err)
 		}
 	}
-	return c, nil
+	return nil
 }
 
 // checkAddr checks -addr: HOST:PORT or :PORT, the port from 0 to 65535.

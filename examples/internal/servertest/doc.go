@@ -1,0 +1,19 @@
+// Package servertest sends the same requests to each example server
+// (examples/stdhttp, gin, echo and fiber), started by its own test on a real
+// loopback listener through its framework's own router, and checks that they
+// answer alike: Classic without -rules, RulesMode with examples/rules.yaml,
+// its file edited while the server runs.
+//
+// Each server's test passes a Start function that builds the server from a
+// flags.Setup, as its main does, and serves it:
+//
+//	func TestRulesMode(t *testing.T) {
+//		servertest.RulesMode(t, func(t *testing.T, setup *flags.Setup) string {
+//			h, err := newHandler(setup)
+//			require.NoError(t, err)
+//			srv := httptest.NewServer(h)
+//			t.Cleanup(srv.Close)
+//			return srv.URL
+//		})
+//	}
+package servertest
