@@ -13,7 +13,8 @@ import (
 // The encoder: a request becomes one script call, KEYS then ARGV, all strings.
 // keys.go names the keys.
 
-// serverTime is ARGV[1] when the script is to read the server's TIME.
+// serverTime is the now argument when the script is to read the server's
+// TIME (with a TTL floor; with none, the call sends no now).
 const serverTime = "-1"
 
 // maxStackLimits is how many limits' encodings a request holds on the stack.
@@ -46,18 +47,16 @@ func checkRequest(req core.TakeRequest, take, callerNow bool, now int64, dst []*
 }
 
 // appendCall appends to dst the call that decides req, checked into encs: one
-// key per limit (KEYS), then ARGV: now (µs, or serverTime), the cost, the
-// minimum TTL (ms), and two figures per limit, interval and tau (µs) for the
-// meters, rate and period (µs) for the windows and the sliding log; for a
-// refund, then the admission's age (µs, see refundAge). The keys are dst's
-// first len(encs) new entries.
+// key per limit (KEYS), then ARGV: the cost; two figures per limit, interval
+// and tau (µs) for the meters, rate and period (µs) for the windows and the
+// sliding log; for a refund, the admission's age (µs, see refundAge); and,
+// unless the store runs on Redis's clock with no TTL floor, now (µs, or
+// serverTime) and the minimum TTL (ms). Every argument costs Redis a string
+// per call, so the defaults send none. The keys are dst's first len(encs) new
+// entries.
 func (c *config) appendCall(dst []string, req core.TakeRequest, now int64, encs []*encodedLimit) []string {
 	dst = c.appendKeys(dst, req, encs)
-	t := serverTime
-	if now >= 0 {
-		t = strconv.FormatInt(now, 10)
-	}
-	dst = append(dst, t, strconv.FormatInt(req.Cost, 10), c.minTTLArg)
+	dst = append(dst, strconv.FormatInt(req.Cost, 10))
 	meter := req.Algorithm.OneWord()
 	for _, e := range encs {
 		if meter {
@@ -72,6 +71,13 @@ func (c *config) appendCall(dst []string, req core.TakeRequest, now int64, encs 
 			age = max(0, age-logRefundSlack(encs))
 		}
 		dst = append(dst, strconv.FormatInt(age, 10))
+	}
+	if now >= 0 || c.minTTL > 0 {
+		t := serverTime
+		if now >= 0 {
+			t = strconv.FormatInt(now, 10)
+		}
+		dst = append(dst, t, c.minTTLArg)
 	}
 	return dst
 }

@@ -97,27 +97,34 @@ func TestEncode(t *testing.T) {
 			opts: []Option{WithPrefix("rw:")},
 			req:  core.TakeRequest{Namespace: "api", Key: "1.2.3.4", Algorithm: core.GCRA, Limits: []core.Limit{core.PerSecond(10)}, Cost: 1, Now: t0},
 			keys: []string{"rw:{api:1.2.3.4}:g:10/1s"},
-			args: []string{"-1", "1", "0", "100000", "1000000"},
+			args: []string{"1", "100000", "1000000"},
+		},
+		{
+			name: "server time, a TTL floor: -1 and the floor follow the figures",
+			opts: []Option{WithPrefix("rw:"), WithMinTTL(time.Minute)},
+			req:  core.TakeRequest{Namespace: "api", Key: "1.2.3.4", Algorithm: core.GCRA, Limits: []core.Limit{core.PerSecond(10)}, Cost: 1, Now: t0},
+			keys: []string{"rw:{api:1.2.3.4}:g:10/1s"},
+			args: []string{"1", "100000", "1000000", "-1", "60000"},
 		},
 		{
 			name: "caller clock, burst, min TTL rounded up to ms",
 			opts: []Option{WithCallerClock(), WithMinTTL(1500 * time.Microsecond)},
 			req:  core.TakeRequest{Key: "k", Algorithm: core.TokenBucket, Limits: []core.Limit{core.Every(3, time.Second).WithBurst(5)}, Cost: 2, Now: t0},
 			keys: []string{"{:k}:t:3/1s/5"},
-			args: []string{"1700000000123456", "2", "2", "333334", "1666670"},
+			args: []string{"2", "333334", "1666670", "1700000000123456", "2"},
 		},
 		{
 			name: "several limits: one key per limit, all naming the set",
 			opts: []Option{WithPrefix("p:")},
 			req:  core.TakeRequest{Key: "u", Algorithm: core.SlidingWindow, Limits: []core.Limit{core.PerSecond(2), {Rate: 100, Period: time.Hour}}, Cost: 0, Now: t0},
 			keys: []string{"p:{:u}:w:2/1s+100/1h:0", "p:{:u}:w:2/1s+100/1h:1"},
-			args: []string{"-1", "0", "0", "2", "1000000", "100", "3600000000"},
+			args: []string{"0", "2", "1000000", "100", "3600000000"},
 		},
 		{
 			name: "braces, percent and colons escaped",
 			req:  core.TakeRequest{Namespace: "a:b#", Key: "}{x:%", Algorithm: core.FixedWindow, Limits: []core.Limit{core.PerMinute(5)}, Cost: 1, Now: t0},
 			keys: []string{"{a%3Ab%23:%7D%7Bx:%25}:f:5/1m"},
-			args: []string{"-1", "1", "0", "5", "60000000"},
+			args: []string{"1", "5", "60000000"},
 		},
 		{
 			name: "five limits: more than a frame holds",
@@ -125,7 +132,7 @@ func TestEncode(t *testing.T) {
 				core.PerSecond(1000), core.PerMinute(1000), core.PerHour(1000), core.Every(1000, 24*time.Hour), core.Every(1000, 2*time.Second),
 			}},
 			keys: fiveKeys,
-			args: []string{"-1", "300", "0", "1000", "1000000", "1000", "60000000", "1000", "3600000000", "1000", "86400000000", "1000", "2000000"},
+			args: []string{"300", "1000", "1000000", "1000", "60000000", "1000", "3600000000", "1000", "86400000000", "1000", "2000000"},
 		},
 	}
 	for _, tt := range tests {
@@ -162,7 +169,7 @@ func TestEncodeParamsMatchCore(t *testing.T) {
 			if alg.OneWord() {
 				want = []string{itoa(iv), itoa(iv * l.EffectiveBurst())}
 			}
-			assert.Equal(t, want, call.args[3:], "%s %s", alg, l)
+			assert.Equal(t, want, call.args[1:], "%s %s", alg, l)
 		}
 	}
 }
@@ -252,5 +259,5 @@ func TestEncodeErrorsMatchCore(t *testing.T) {
 func TestServerTimeIgnoresNow(t *testing.T) {
 	call, err := encode(t, core.TakeRequest{Algorithm: core.GCRA, Limits: []core.Limit{core.PerSecond(1)}, Cost: 1})
 	require.NoError(t, err, "the zero Now is fine when the server's clock decides")
-	assert.Equal(t, "-1", call.args[0])
+	assert.Equal(t, []string{"1", "1000000", "1000000"}, call.args, "no now is sent")
 }

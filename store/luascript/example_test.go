@@ -42,7 +42,7 @@ func Example() {
 	fmt.Println(d.Allowed, d.Remaining, d.ResetAfter, d.Limit)
 	// Output:
 	// KEYS: [myapp:{api:203.0.113.7}:g:10/1s]
-	// ARGV: [-1 1 0 100000 1000000]
+	// ARGV: [1 100000 1000000]
 	// true 9 100ms 10/s
 }
 

@@ -3,10 +3,15 @@ package luascript
 // The scripts decide and write; core explains. Every script takes
 //
 //	KEYS: one per limit, in the request's order.
-//	ARGV: now (µs, or -1 for the server's TIME), cost, min TTL (ms), then two
-//	      figures per limit: interval and tau (µs) for the token bucket, the
-//	      leaky bucket and GCRA; rate and period (µs) for the windows; then,
-//	      for a refund only, the admission's age (µs).
+//	ARGV: the cost, then two figures per limit: interval and tau (µs) for the
+//	      token bucket, the leaky bucket and GCRA; rate and period (µs) for
+//	      the windows; then, for a refund only, the admission's age (µs);
+//	      then, only when the store runs on the caller's clock or with a TTL
+//	      floor, now (µs, or -1 for the server's TIME) and the min TTL (ms).
+//
+// Each argument costs Redis a string per call, as much as a few dozen Lua
+// operations, so a store on its defaults (Redis's clock, no TTL floor) sends
+// the cost and its figures and nothing else.
 //
 // A negative cost is a refund of -cost, admitted age µs before now (on the
 // server's clock, so a skew between the caller's and Redis's clocks never
@@ -27,31 +32,36 @@ package luascript
 // yields the whole Decision (remaining, reset, retry, delay, the governing
 // limit) without computing any of it in Lua, and checks that core agrees with
 // the script's verdict. The scripts stay short: one TIME, one GET and one SET
-// per limit, no closures built per call, a reply of a few integers. The sliding
-// log, whose state is a list, decides entirely in Lua and replies with the
-// Decision's six integers (see luaSlidingLog); the reset script replies with
-// the number of keys it deleted. Every reply is an array of integers.
+// per limit, no closures built per call, a reply of a few integers. A request
+// of one limit, nearly every request, takes a path of its own that builds no
+// table but its reply. The sliding log, whose state is a list, decides
+// entirely in Lua and replies with the Decision's six integers (see
+// luaSlidingLog); the reset script replies with the number of keys it
+// deleted. Every reply is an array of integers.
 //
 // Lua's numbers are IEEE doubles. Every figure stays below 2^53 (core bounds
 // periods to 2^48 µs and times to 2^52 µs), where doubles hold integers exactly;
 // floor(a / b) of non-negative a < 2^53 is Go's integer division (the rounded
 // quotient never reaches the next integer), math.fmod is an exact modulo, and
 // the sliding window's estimate performs the same double operations in the
-// same order as core's. A number passed to redis.call is written with 17
-// significant digits (Redis does so since 2.8: exact below 2^53), so the
-// meters hand theirs over as it is; text built in Lua uses string.format('%d'),
-// never tostring or .., which keep only 14 digits.
+// same order as core's. Arguments are read with Lua's own conversion of a
+// string operand (ARGV[1] + 0, as tonumber does, without a function call). A
+// number passed to redis.call is written with 17 significant digits (Redis
+// does so since 2.8: exact below 2^53), which suits the small TTLs; the
+// states, 16 digits, go as string.format('%d') text, which is exact and costs
+// Redis less than formatting a double; never tostring or .., which keep only
+// 14 digits.
 
 // luaNow reads the arguments every script shares.
 const luaNow = `
-local now = tonumber(ARGV[1])
+local nk = #KEYS
+local cost, now, minttl, opt = ARGV[1] + 0, -1, 0, 2 * nk + 2
+if cost < 0 then opt = opt + 1 end
+if ARGV[opt] then now, minttl = ARGV[opt] + 0, ARGV[opt + 1] + 0 end
 if now < 0 then
   local t = redis.call('TIME')
-  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  now = t[1] * 1000000 + t[2]
 end
-local cost = tonumber(ARGV[2])
-local minttl = tonumber(ARGV[3])
-local nk = #KEYS
 `
 
 // luaTTL sets ms to the lifetime us (µs) in whole milliseconds, rounded up, at
@@ -70,42 +80,60 @@ const luaTTL = `
 // even when denied (core's rebase).
 const luaMeter = luaNow + `
 if cost < 0 then
-  local adm = now - tonumber(ARGV[4 + 2 * nk])
+  local adm = now - tonumber(ARGV[2 * nk + 2])
   for i = 1, nk do
     local t = tonumber(redis.call('GET', KEYS[i])) or 0
-    local tau, t0 = tonumber(ARGV[3 + 2 * i]), t
+    local tau, t0 = tonumber(ARGV[2 * i + 1]), t
     if t - now > tau then t = now + tau end
     if t > now and now - adm < tau then
-      local back = -cost * tonumber(ARGV[2 + 2 * i])
+      local back = -cost * tonumber(ARGV[2 * i])
       if back > tau then back = tau end
       t = t - back
       if t < now then t = now end
     end
     if t ~= t0 then
-      local us = t - now` + luaTTL + `      redis.call('SET', KEYS[i], t, 'PX', ms)
+      local us = t - now` + luaTTL + `      redis.call('SET', KEYS[i], string.format('%d', t), 'PX', ms)
     end
   end
   cost = 0
 end
+if nk == 1 then
+  local t0 = tonumber(redis.call('GET', KEYS[1])) or 0
+  local t, tau = t0, ARGV[3] + 0
+  local rebased = t - now > tau
+  if rebased then t = now + tau end
+  if now > t then t = now end
+  t = t + cost * ARGV[2]
+  if t - now <= tau then
+    if cost > 0 then
+      local us = t - now` + luaTTL + `      redis.call('SET', KEYS[1], string.format('%d', t), 'PX', ms)
+    end
+    return {1, now, t0}
+  end
+  if rebased and cost > 0 then
+    local us = tau` + luaTTL + `    redis.call('SET', KEYS[1], string.format('%d', now + tau), 'PX', ms)
+  end
+  return {0, now, t0}
+end
 local reply, nxt, rebased = {1, now}, {}, false
 for i = 1, nk do
   local t = tonumber(redis.call('GET', KEYS[i])) or 0
-  local tau = tonumber(ARGV[3 + 2 * i])
+  local tau = tonumber(ARGV[2 * i + 1])
   reply[i + 2] = t
   if t - now > tau then t, rebased = now + tau, true end
   if now > t then t = now end
-  t = t + cost * tonumber(ARGV[2 + 2 * i])
+  t = t + cost * tonumber(ARGV[2 * i])
   if t - now > tau then reply[1] = 0 end
   nxt[i] = t
 end
 if reply[1] == 1 and cost > 0 then
   for i = 1, nk do
-    local us = nxt[i] - now` + luaTTL + `    redis.call('SET', KEYS[i], nxt[i], 'PX', ms)
+    local us = nxt[i] - now` + luaTTL + `    redis.call('SET', KEYS[i], string.format('%d', nxt[i]), 'PX', ms)
   end
 elseif rebased and cost > 0 then
   for i = 1, nk do
-    local us = tonumber(ARGV[3 + 2 * i])
-    if reply[i + 2] - now > us then` + luaTTL + `      redis.call('SET', KEYS[i], now + us, 'PX', ms)
+    local us = tonumber(ARGV[2 * i + 1])
+    if reply[i + 2] - now > us then` + luaTTL + `      redis.call('SET', KEYS[i], string.format('%d', now + us), 'PX', ms)
     end
   end
 end
@@ -124,9 +152,9 @@ return reply
 // refund writes it so even when denied (core's rebase).
 const luaWindows = luaNow + `
 if cost < 0 then
-  local n, adm, R = -cost, now - tonumber(ARGV[4 + 2 * nk]), {}
+  local n, adm, R = -cost, now - tonumber(ARGV[2 * nk + 2]), {}
   for i = 1, nk do
-    local rate, period = tonumber(ARGV[2 + 2 * i]), tonumber(ARGV[3 + 2 * i])
+    local rate, period = tonumber(ARGV[2 * i]), tonumber(ARGV[2 * i + 1])
     local v = redis.call('GET', KEYS[i])
     if v then
       local st, sn, sp = 0, 0, 0` + luaWindowRead + `
@@ -140,15 +168,32 @@ REFUND
   end
   for i = 1, nk do
     if R[i] then
-      local rate, period, st = tonumber(ARGV[2 + 2 * i]), tonumber(ARGV[3 + 2 * i]), R[i][1]
+      local rate, period, st = tonumber(ARGV[2 * i]), tonumber(ARGV[2 * i + 1]), R[i][1]
       local us = STATELIFE` + luaTTL + `      local ws, wn, wp = st, R[i][2], R[i][3]` + luaWindowWrite + `
     end
   end
   cost = 0
 end
+if nk == 1 then
+  local i, rate, period = 1, ARGV[2] + 0, ARGV[3] + 0
+  local st, sn, sp = 0, 0, 0
+  local v = redis.call('GET', KEYS[1])
+  if v then` + luaWindowRead + `
+  end
+  local ost, start = st, now - math.fmod(now, period)
+  if st > start then st = start end
+FITS
+  if cost > 0 and fits then
+    local us = LIFE` + luaTTL + luaWindowWrite + `
+  elseif cost > 0 and ost > start then
+    local us = STATELIFE` + luaTTL + `    local ws, wn, wp = st, sn, sp` + luaWindowWrite + `
+  end
+  if fits then return {1, now, ost, sn, sp} end
+  return {0, now, ost, sn, sp}
+end
 local reply, W, C, V, rebased = {1, now}, {}, {}, {}, false
 for i = 1, nk do
-  local rate, period = tonumber(ARGV[2 + 2 * i]), tonumber(ARGV[3 + 2 * i])
+  local rate, period = ARGV[2 * i] + 0, ARGV[2 * i + 1] + 0
   local st, sn, sp = 0, 0, 0
   local v = redis.call('GET', KEYS[i])
   if v then` + luaWindowRead + `
@@ -157,15 +202,18 @@ for i = 1, nk do
   local start = now - math.fmod(now, period)
   if st > start then st, rebased = start, true end
 FITS
+  if not fits then reply[1] = 0 end
+  W[i], C[i], V[i] = ws, wn, wp
 end
 if reply[1] == 1 and cost > 0 then
   for i = 1, nk do
-    local rate, period = tonumber(ARGV[2 + 2 * i]), tonumber(ARGV[3 + 2 * i])
-    local us = LIFE` + luaTTL + `    local ws, wn, wp = W[i], C[i], V[i]` + luaWindowWrite + `
+    local rate, period = ARGV[2 * i] + 0, ARGV[2 * i + 1] + 0
+    local ws, wn, wp = W[i], C[i], V[i]
+    local us = LIFE` + luaTTL + luaWindowWrite + `
   end
 elseif rebased and cost > 0 then
   for i = 1, nk do
-    local rate, period = tonumber(ARGV[2 + 2 * i]), tonumber(ARGV[3 + 2 * i])
+    local rate, period = ARGV[2 * i] + 0, ARGV[2 * i + 1] + 0
     local st = now - math.fmod(now, period)
     if reply[3 * i] > st then
       local us = STATELIFE` + luaTTL + `      local ws, wn, wp = st, reply[3 * i + 1], reply[3 * i + 2]` + luaWindowWrite + `
@@ -175,11 +223,13 @@ end
 return reply
 `
 
-// luaFixedWindowFits: Rate per aligned window.
+// luaFixedWindowFits: Rate per aligned window. Every FITS sets fits (the
+// request fits this limit) and ws, wn, wp (the state it leaves when
+// admitted).
 const luaFixedWindowFits = `  local count = 0
   if st == start then count = sn end
-  if count + cost > rate then reply[1] = 0 end
-  W[i], C[i], V[i] = start, count + cost, 0`
+  local fits = count + cost <= rate
+  local ws, wn, wp = start, count + cost, 0`
 
 // luaFixedWindowRefund: the count drops by n when the admission's window is
 // the current one.
@@ -210,14 +260,13 @@ const luaSlidingWindowFits = `  local cur, prev = 0, 0
   end
   local elapsed = now - start
   if elapsed < 0 then elapsed = 0 end
-  if cost > rate then
-    reply[1] = 0
-  else
+  local fits = cost <= rate
+  if fits then
     local w = (period - elapsed) / period
     local pw = prev * w
-    if pw + (cur + cost) > rate then reply[1] = 0 end
+    fits = pw + (cur + cost) <= rate
   end
-  W[i], C[i], V[i] = start, cur + cost, prev`
+  local ws, wn, wp = start, cur + cost, prev`
 
 // luaSlidingLog is core's slidingLog over a Redis list of admitted timestamps,
 // oldest first, never more than Rate entries. Timestamps never decrease, so the
@@ -272,7 +321,7 @@ end
 -- decide returns allowed, exceeds, remaining, reset, retry for limit i. An
 -- entry after now reads as now; a spend writes it so, even when denied.
 local function decide(i, commit)
-  local key, rate, period = KEYS[i], tonumber(ARGV[2 + 2 * i]), tonumber(ARGV[3 + 2 * i])
+  local key, rate, period = KEYS[i], tonumber(ARGV[2 * i]), tonumber(ARGV[2 * i + 1])
   local total = redis.call('LLEN', key)
   local drop = expired(key, total, now - period)
   local n = total - drop
@@ -332,9 +381,9 @@ end
 -- or before the admission that are still in the window: the list keeps the
 -- entries before them and gets the ones after them pushed back.
 if cost < 0 then
-  local adm = now - tonumber(ARGV[4 + 2 * nk])
+  local adm = now - tonumber(ARGV[2 * nk + 2])
   for i = 1, nk do
-    local key, period = KEYS[i], tonumber(ARGV[3 + 2 * i])
+    local key, period = KEYS[i], tonumber(ARGV[2 * i + 1])
     local total = redis.call('LLEN', key)
     if total > 0 and tonumber(redis.call('LINDEX', key, -1)) > now then rebase(key, total, period) end
     local upto = expired(key, total, adm)

@@ -72,7 +72,7 @@ func New(backend Backend, opts ...Option) (*Store, error) {
 // needs; requests of more limits grow theirs.
 type (
 	frame1 struct {
-		strs  [6]string // 3 + 3 per limit
+		strs  [6]string // the cost, 3 per limit, now and the TTL floor
 		reply [6]int64  // the sliding log's
 	}
 	frame4 struct {

@@ -17,19 +17,26 @@ package luascript
 // index grows with time) is written as text from then on.
 
 // luaWindowRead sets st, sn and sp from the state v of limit i (rate and
-// period in scope), or fails the call with a malformed state.
+// period in scope), or fails the call with a malformed state. The integer
+// form, the one written unless it would not fit, is tried first: tonumber
+// and a few comparisons cost far less than a pattern match. A value that
+// reads as a number but not as an integer in [0, 2^53) (negative,
+// fractional, too large to be exact) is malformed, and so is any text not of
+// the form "T N P".
 const luaWindowRead = `
-    local a, b, c = string.match(v, '^(%d+) (%d+) (%d+)$')
-    if a then
-      st, sn, sp = tonumber(a), tonumber(b), tonumber(c)
-    elseif #v <= 16 and string.match(v, '^%d+$') then
-      local x, m = tonumber(v), rate + 1
+    local x = tonumber(v)
+    if x and x >= 0 and x < 9007199254740992 and x % 1 == 0 then
+      local m = rate + 1
       sp = math.fmod(x, m)
       x = (x - sp) / m
       sn = math.fmod(x, m)
       st = (x - sn) / m * period
     else
-      return redis.error_reply('ratewarden: malformed state at ' .. KEYS[i])
+      local a, b, c = string.match(v, '^(%d+) (%d+) (%d+)$')
+      if not a then
+        return redis.error_reply('ratewarden: malformed state at ' .. KEYS[i])
+      end
+      st, sn, sp = tonumber(a), tonumber(b), tonumber(c)
     end`
 
 // luaWindowWrite writes the state (ws, wn, wp) of limit i (rate, period and
@@ -38,7 +45,7 @@ const luaWindowWrite = `
     local m = rate + 1
     local idx = ws / period
     if wn <= rate and wp <= rate and (idx + 1) * m * m < 9007199254740992 then
-      redis.call('SET', KEYS[i], (idx * m + wn) * m + wp, 'PX', ms)
+      redis.call('SET', KEYS[i], string.format('%d', (idx * m + wn) * m + wp), 'PX', ms)
     else
       redis.call('SET', KEYS[i], string.format('%d %d %d', ws, wn, wp), 'PX', ms)
     end`
