@@ -1,6 +1,7 @@
 // Package flags parses the flags every example server shares and builds from
-// them what the servers need: a core.Limiter on the chosen store, the key
-// function and the HTTP policy options, and a listener.
+// them what the servers need: the limiter (one policy on the chosen store, or
+// with -rules a rules.Set kept in step with its file or with Redis), the
+// routes every server answers, and a listener.
 //
 // The flags:
 //
@@ -18,11 +19,48 @@
 //	-tier-claim      with -key jwt: the token claim that picks one of the -tier flags
 //	-tier            NAME=LIMIT, repeated; the first is the default (and replaces -limit)
 //	-count-only-failures  a response with a status below 400 gives its cost back
+//	-rules           FILE, redis://host:port/db or redis-cluster://host:port,...: the
+//	                 rules document, in place of -limit, -burst, -algorithm, -key,
+//	                 -tier-claim and -tier (giving both is an error)
+//	-rules-poll      with a Redis -rules: how often the rules' version is read besides
+//	                 the announcements of pushes (default 30s, from 10ms to 24h)
+//	-rules-fallback  with a Redis -rules: the rules file used while Redis cannot give
+//	                 the rules at start
 //
-// Every server answers GET / (200), POST /login (200 for the form field
-// password=letmein, 401 otherwise: the failures -count-only-failures counts),
-// GET /healthz (never limited) and, under -metrics, GET /metrics (never
-// limited), each through its framework's own router.
+// Without -rules, every server answers GET / (200), POST /login (200 for the
+// form field password=letmein, 401 otherwise: the failures
+// -count-only-failures counts), GET /healthz (never limited) and, under
+// -metrics, GET /metrics (never limited), each through its framework's own
+// router (Config.Routes), and 404 to anything else.
+//
+// With -rules, the document decides which requests are limited, and how: the
+// limiter runs before the router on every request, so a path no policy
+// matches (a 404 among them) gets no rate-limit header, RateLimit-Policy
+// names every policy that applied, and on a 429 the RateLimit field names the
+// one that denied. The servers answer a small API: GET / (200), GET and POST
+// /api/items (200, 201), GET and DELETE /api/items/{id} (200; :id in Gin, Echo
+// and Fiber), POST /login (200 with the header X-Password: right, 401
+// otherwise), GET /healthz (200; examples/rules.yaml exempts it) and, under
+// -metrics, GET /metrics (never limited), and 404 to anything else. The other
+// flags apply to every policy: -store keeps the counters, -fail closed makes
+// every policy fail closed (with -fail open each fails as its document says),
+// -dry-run makes every policy dry, -count-only-failures gives back the cost of
+// every response below 400, -metrics observes every policy, -trusted-proxies
+// says who the client is for the "ip" keys, and -jwt-secret verifies the
+// tokens of the jwt_claim keys and tiers (HS256; a document that names a
+// claim is refused without it).
+//
+// A rules file is watched (rules.WatchFile): an editor's save, a rewrite in
+// place, a ConfigMap swap take effect without a restart, and SIGHUP reads it
+// again. Rules in Redis (rules.WatchRedis, pushed with ratewarden rules push)
+// are loaded at start, on every announcement of a push, and every -rules-poll.
+// A server without -rules-fallback does not start while Redis cannot give the
+// rules (exit status 1); with it, it starts with the file's rules, says so,
+// and takes Redis's as soon as Redis gives them. Every reload, taken or
+// refused, and every trouble with the rules' source is one line on stderr;
+// a document that fails validation is refused with every problem, and the
+// rules in force stay. The rules' Redis client is not the store's: -rules and
+// -store may name different servers.
 //
 // The limiter's errors (a store down or slow past its timeout, which -fail
 // open lets through and -fail closed answers with 503) go to stderr, one line
@@ -35,5 +73,6 @@
 // the error log, and the server starts anyway.
 //
 // Every value is checked before the server starts; a bad one is a one-line
-// message on stderr and exit status 2.
+// message on stderr and exit status 2. A rules file that exists but fails
+// validation is exit status 1, with every problem on stderr, a line each.
 package flags

@@ -96,18 +96,18 @@ func (r *rawFlags) define(fs *flag.FlagSet) {
 	fs.Int64Var(&r.burst, "burst", 0, "the burst for token-bucket, leaky-bucket and gcra (0: the rate)")
 	fs.StringVar(&r.alg, "algorithm", "gcra", "token-bucket, leaky-bucket, fixed-window, sliding-log, sliding-window or gcra")
 	fs.StringVar(&r.key, "key", "ip", "who a client is: ip, header:NAME or jwt")
-	fs.StringVar(&r.secret, "jwt-secret", "", "HMAC secret verifying HS256 tokens for -key jwt (at least 32 bytes)")
-	fs.StringVar(&r.proxies, "trusted-proxies", "", "comma-separated CIDRs of proxies whose X-Forwarded-For is believed (-key ip)")
-	fs.StringVar(&r.store, "store", "memory", "memory, redis://host:port/db or redis-cluster://host:port,host:port")
-	fs.StringVar(&r.fail, "fail", "open", "when the store fails: open (let requests through) or closed (503)")
-	fs.BoolVar(&r.dryRun, "dry-run", false, "decide, count and report every request, but deny none: every request goes on,\nwith rate-limit headers that tell the truth (RateLimit r=0 past the limit)")
+	fs.StringVar(&r.secret, "jwt-secret", "", "HMAC secret verifying HS256 tokens for -key jwt, and for the jwt_claim keys and tiers\nof -rules (at least 32 bytes)")
+	fs.StringVar(&r.proxies, "trusted-proxies", "", "comma-separated CIDRs of proxies whose X-Forwarded-For is believed (-key ip,\nand the ip keys of -rules)")
+	fs.StringVar(&r.store, "store", "memory", "where the counters are kept: memory, "+redisstore.URLForms)
+	fs.StringVar(&r.fail, "fail", "open", "when the store fails: open (let requests through) or closed (503);\nwith -rules, closed makes every policy fail closed, open lets each do as it says")
+	fs.BoolVar(&r.dryRun, "dry-run", false, "decide, count and report every request, but deny none: every request goes on,\nwith rate-limit headers that tell the truth (RateLimit r=0 past the limit);\nwith -rules, every policy is dry")
 	fs.BoolVar(&r.metrics, "metrics", false, "serve the Prometheus metrics on GET "+MetricsPath+" (never limited)")
 	fs.StringVar(&r.tierClaim, "tier-claim", "", "with -key jwt: the `CLAIM` of the token that names its tier among the -tier flags;\na token without it, or naming no tier, gets the first")
 	fs.Func("tier", "a tier for -tier-claim, `NAME=LIMIT`, repeated, e.g. -tier free=10/m -tier paid=100/m;\nthe first is the default and replaces -limit; RateLimit-Policy names the tier", func(s string) error {
 		r.tiers = append(r.tiers, s)
 		return nil
 	})
-	fs.BoolVar(&r.countOnlyFailures, "count-only-failures", false, "count only failures: a response with a status below 400 gives its cost back\n(try POST "+LoginPath+" with a wrong password)")
+	fs.BoolVar(&r.countOnlyFailures, "count-only-failures", false, "count only failures: a response with a status below 400 gives its cost back\n(try POST "+LoginPath+" with a wrong password); with -rules, in every policy")
 	r.defineRules(fs)
 }
 

@@ -108,8 +108,10 @@ var rateLimitHeaders = []string{"RateLimit", "RateLimit-Policy", "X-RateLimit-Li
 
 // AssertNoRateLimitHeaders checks that r has none of the rate-limit headers:
 // no policy decided on its request.
-func AssertNoRateLimitHeaders(t *testing.T, r Response, msg string) {
-	t.Helper()
+func AssertNoRateLimitHeaders(t assert.TestingT, r Response, msg string) {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
 	for _, name := range rateLimitHeaders {
 		assert.Empty(t, r.Header.Values(name), "%s: header %s", msg, name)
 	}
@@ -122,7 +124,7 @@ func CopyRules(t *testing.T, name string) string {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("..", name))
 	require.NoError(t, err)
-	path := filepath.Join(t.TempDir(), name)
+	path := filepath.Join(t.TempDir(), filepath.Base(name))
 	require.NoError(t, os.WriteFile(path, raw, 0o644))
 	return path
 }
