@@ -2,12 +2,16 @@
 // net/http server behind the middleware (in-memory store) on a free loopback
 // port, fires a burst of requests at it, and prints what the client saw: each
 // request's status and rate-limit headers, the admitted rate, and the first
-// 429 response in full.
+// 429 response in full. Then it shows rules changed without a restart: it
+// writes a rules file to a temporary folder, serves it (rules.WatchFile), sends
+// a burst, edits the file (version 2, a higher limit), waits for the reload
+// hook, and sends the burst again, printing RateLimit-Policy before and after.
 //
 //	go run ./examples/demo
 //	go run ./examples/demo -algorithm sliding-log -limit 10/s -n 30 -every 20ms
 //	go run ./examples/demo -algorithm leaky-bucket   # admitted requests are held, not refused
 //	go run ./examples/demo -json                     # the 429 body as problem details
+//	go run ./examples/demo -reload=false             # the burst only, no rules file
 package main
 
 import (
@@ -33,11 +37,12 @@ func main() {
 }
 
 type options struct {
-	alg   core.Algorithm
-	limit core.Limit
-	n     int
-	every time.Duration
-	json  bool
+	alg    core.Algorithm
+	limit  core.Limit
+	n      int
+	every  time.Duration
+	json   bool
+	reload bool
 }
 
 func parse(args []string, stderr io.Writer) (options, error) {
@@ -49,6 +54,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	n := fs.Int("n", 20, "how many requests to send (1 to 1000)")
 	every := fs.Duration("every", 50*time.Millisecond, "the time between two requests (0: all at once)")
 	asJSON := fs.Bool("json", false, "ask for JSON (Accept: application/json): the 429 body is problem details")
+	reload := fs.Bool("reload", true, "then edit a rules file while the server runs, and show the new limit take effect")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
@@ -76,7 +82,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	if err := o.alg.ValidateLimit(o.limit); err != nil {
 		return o, fmt.Errorf("-limit/-burst: %w", err)
 	}
-	o.n, o.every, o.json = *n, *every, *asJSON
+	o.n, o.every, o.json, o.reload = *n, *every, *asJSON, *reload
 	return o, nil
 }
 
@@ -126,6 +132,9 @@ func demo(o options, out io.Writer) error {
 	printSummary(out, o, admitted)
 	if first429 != nil {
 		printResponse(out, first429)
+	}
+	if o.reload {
+		return reloadDemo(out)
 	}
 	return nil
 }

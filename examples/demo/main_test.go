@@ -24,7 +24,7 @@ func TestDemo(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
-			code := run(tt.args, &out, &errOut)
+			code := run(append(tt.args, "-reload=false"), &out, &errOut)
 			require.Equal(t, 0, code, errOut.String())
 			s := out.String()
 			assert.Contains(t, s, tt.admitted)
@@ -39,7 +39,7 @@ func TestDemo(t *testing.T) {
 
 func TestDemoNoDenial(t *testing.T) {
 	var out bytes.Buffer
-	require.Equal(t, 0, run([]string{"-n", "2", "-every", "0", "-limit", "10/m"}, &out, &bytes.Buffer{}))
+	require.Equal(t, 0, run([]string{"-n", "2", "-every", "0", "-limit", "10/m", "-reload=false"}, &out, &bytes.Buffer{}))
 	assert.Contains(t, out.String(), "admitted 2 of 2")
 	assert.NotContains(t, out.String(), "the first 429")
 	assert.Equal(t, 2, strings.Count(out.String(), " 200 "))
@@ -60,6 +60,7 @@ func TestDemoBadFlags(t *testing.T) {
 		{"every negative", []string{"-every", "-1s"}, "-every"},
 		{"unknown flag", []string{"-x"}, "-x"},
 		{"stray argument", []string{"go"}, "unexpected argument"},
+		{"reload with a value", []string{"-reload=often"}, "-reload"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,4 +69,29 @@ func TestDemoBadFlags(t *testing.T) {
 			assert.Contains(t, errOut.String(), tt.want)
 		})
 	}
+}
+
+// The reload step: a rules file edited while the server runs; the new limit
+// takes effect without a restart, and RateLimit-Policy says so before and
+// after.
+func TestDemoReload(t *testing.T) {
+	var out, errOut bytes.Buffer
+	require.Equal(t, 0, run([]string{"-n", "2", "-every", "0", "-limit", "10/m"}, &out, &errOut), errOut.String())
+	s := out.String()
+	before, after, found := strings.Cut(s, "the file saved as version 2")
+	require.True(t, found, s)
+	assert.Contains(t, before, "admitted 2 of 2 requests sent at once", "the burst step comes first")
+	assert.Contains(t, before, "rules from a file, edited while the server runs (rules.WatchFile)")
+	assert.Contains(t, before, "version 1: policy api, limits: [3/m]")
+	assert.Contains(t, before, ": 200 200 200 429 429 429 429 429\nadmitted 3 of 8; RateLimit-Policy: \"api\";q=3;w=60\n")
+	assert.Contains(t, after, "the reload hook heard: rules.yaml version 2 loaded")
+	assert.Contains(t, after, ": 200 200 200 200 200 200 429 429\nadmitted 6 of 8; RateLimit-Policy: \"api\";q=6;w=60\n")
+	assert.Empty(t, errOut.String())
+}
+
+// Without -reload, the demo ends after the burst.
+func TestDemoWithoutReload(t *testing.T) {
+	var out bytes.Buffer
+	require.Equal(t, 0, run([]string{"-n", "2", "-every", "0", "-reload=false"}, &out, &bytes.Buffer{}))
+	assert.NotContains(t, out.String(), "rules from a file")
 }
