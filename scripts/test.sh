@@ -7,12 +7,21 @@
 #
 # Steps: formatting, go vet, staticcheck and `go test -race -shuffle=on` on
 # every module of go.work (the Redis tests start their own redis-server
-# processes); the example servers built, started once per configuration and
-# probed (200 then 429, dry run, /metrics, JWT tiers, count only failures);
-# the demo and the simulation run once; the benchmarks run once
+# processes); the example servers and the operator's tool (cmd/ratewarden)
+# built, each server started once per configuration and probed (200 then 429,
+# dry run, /metrics, JWT tiers, count only failures), then in rules mode with
+# examples/rules.yaml (login counting failures only, the API's tiers by key,
+# the blocked key, /healthz and a 404 without rate-limit headers, and an edit
+# of the file taking effect without a restart); `ratewarden rules validate`
+# on examples/rules.yaml (exit 0) and on a broken copy (exit 1); the stdhttp
+# server with its rules in a redis-server this script starts: pushed with the
+# tool, probed, a new version pushed and seen to take effect, and a start with
+# that Redis unreachable on its -rules-fallback file; the demo (with its rules
+# reload step) and the simulation run once; the benchmarks run once
 # (-benchtime=1x) so they cannot rot; last, the install check builds a local
-# module proxy of the tree and a tiny app per adapter and Redis binding from
-# it, as a user outside the repository would. It stops at the first failure.
+# module proxy of the tree and a tiny app per adapter, Redis binding, metrics
+# module and the rules module from it, and installs the tool with go install,
+# as a user outside the repository would. It stops at the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -139,6 +148,7 @@ in_module() {
 build_examples() {
 	mkdir -p "$STAGING/bin"
 	go build -o "$STAGING/bin/" ./examples/...
+	go build -o "$STAGING/bin/ratewarden" ./cmd/ratewarden
 	ls "$STAGING/bin"
 }
 
@@ -187,6 +197,40 @@ expect_in() {
 	grep -qiE "$2" "$STAGING/$1" || { cat "$STAGING/$1" >&2; die "$SERVER_DESC: no $1 line matching $2"; }
 }
 
+# expect_unlimited: the last response has no rate-limit header: no policy
+# decided on it.
+expect_unlimited() {
+	if grep -qiE '^(x-ratelimit-[a-z]+|ratelimit|ratelimit-policy|retry-after):' "$STAGING/headers"; then
+		cat "$STAGING/headers" >&2
+		die "$SERVER_DESC: rate-limit headers on a response no policy should decide"
+	fi
+}
+
+# wait_for_policy REGEX PATH CURL_ARGS...: ask PATH of the server started
+# last until its RateLimit-Policy matches REGEX (a reload took effect), at
+# most 100 times, 0.1 s apart; each answer must be 200.
+wait_for_policy() {
+	local want=$1 i
+	shift
+	for i in $(seq 1 100); do
+		expect 200 "$@"
+		grep -qiE "^ratelimit-policy: $want\$" "$STAGING/headers" && return 0
+		sleep 0.1
+	done
+	cat "$STAGING/headers" >&2
+	cat "$SERVER_LOG" >&2
+	die "$SERVER_DESC: RateLimit-Policy never became $want"
+}
+
+# edited_rules SRC DST: DST is a copy of the rules file SRC at version 2 with
+# the API's free tier at 200/s instead of 100/s, written as an editor saves
+# (a new file renamed over the old one).
+edited_rules() {
+	sed -e 's/^version: 1$/version: 2/' -e 's|free: \[100/s\]|free: [200/s]|' "$1" >"$2.new"
+	grep -q '^version: 2$' "$2.new" && grep -q 'free: \[200/s\]' "$2.new" || die "could not edit $1"
+	mv "$2.new" "$2"
+}
+
 # probe NAME: start example NAME once per configuration of its flags, each
 # with a limit of 2 per minute unless tiers give it:
 #   plain:               GET / 200, 200, 429; GET /healthz 200
@@ -225,7 +269,122 @@ probe() {
 	for want in 401 401 429; do expect "$want" /login -d password=wrong; done
 	expect 429 /login -d password=letmein
 	stop_server
-	echo "    $name: plain, -dry-run, -metrics, -tier-claim/-tier and -count-only-failures answered as they should"
+
+	probe_rules "$name"
+	echo "    $name: plain, -dry-run, -metrics, -tier-claim/-tier, -count-only-failures and -rules answered as they should"
+}
+
+# probe_rules NAME: example NAME with -rules, a copy of examples/rules.yaml:
+#   POST /login: a right password 200 twice, each given back (remaining 4);
+#                a wrong one 401 five times, then 429 named login, and so is
+#                a right one
+#   /api/items:  by X-API-Key, RateLimit-Policy "api/free"; with X-Plan: paid
+#                "api/paid"; the blocked key 429 with q=0
+#   /healthz 200 and /nope 404, neither with a rate-limit header
+#   the file edited (version 2, free 200/s): the server's answers change,
+#   without a restart
+probe_rules() {
+	local name=$1 rules="$STAGING/rules.$1.yaml" i
+	cp examples/rules.yaml "$rules"
+	start_server "$name" -rules "$rules"
+	for i in 1 2; do
+		expect 200 /login -X POST -H 'X-Password: right'
+		expect_in headers '^ratelimit-policy: "login";q=5;w=60$'
+		expect_in headers '^x-ratelimit-remaining: 4$'
+	done
+	for i in 1 2 3 4 5; do expect 401 /login -X POST -H 'X-Password: wrong'; done
+	expect 429 /login -X POST -H 'X-Password: wrong'
+	expect_in headers '^ratelimit: "login";r=0;'
+	expect 429 /login -X POST -H 'X-Password: right'
+
+	expect 200 /api/items -H 'X-API-Key: k-free'
+	expect_in headers '^ratelimit-policy: "api/free";q=100;w=1$'
+	expect 200 /api/items/7 -H 'X-API-Key: k-paid' -H 'X-Plan: paid'
+	expect_in headers '^ratelimit-policy: "api/paid";q=1000;w=1$'
+	expect_in body '^item 7$'
+	expect 429 /api/items -H 'X-API-Key: leaked-key-0001'
+	expect_in headers '^ratelimit-policy: "api[^"]*";q=0;'
+	expect_in headers '^ratelimit: "api[^"]*";r=0;'
+
+	expect 200 /healthz
+	expect_unlimited
+	expect 404 /nope
+	expect_unlimited
+
+	edited_rules examples/rules.yaml "$rules"
+	wait_for_policy '"api/free";q=200;w=1' /api/items -H 'X-API-Key: k-edit'
+	grep -q 'msg="ratewarden: rules loaded" source=.* version=2' "$SERVER_LOG" || { cat "$SERVER_LOG" >&2; die "$SERVER_DESC: the reload is not in its log"; }
+	stop_server
+}
+
+# validate_rules: the operator's tool accepts the example rules (exit 0) and
+# refuses a broken copy (exit 1) with the problem, line and column, on stderr.
+validate_rules() {
+	local broken="$STAGING/broken.yaml" status=0
+	"$STAGING/bin/ratewarden" rules validate examples/rules.yaml
+	"$STAGING/bin/ratewarden" rules validate examples/rules-jwt.yaml
+	sed 's|limits: \[5/m\]|limits: [5/x]|' examples/rules.yaml >"$broken"
+	"$STAGING/bin/ratewarden" rules validate "$broken" >"$STAGING/validate.out" 2>"$STAGING/validate.err" || status=$?
+	cat "$STAGING/validate.err"
+	[ "$status" -eq 1 ] || die "rules validate of a broken file: exit status $status, want 1"
+	[ ! -s "$STAGING/validate.out" ] || die "rules validate of a broken file wrote to stdout"
+	grep -qE "^$broken:[0-9]+:[0-9]+: policies\[0\]\.limits\[0\]: .*invalid limit" "$STAGING/validate.err" ||
+		die "rules validate of a broken file: no problem with its position on stderr"
+}
+
+# start_redis: a redis-server of this script's own on a free loopback port,
+# in REDIS_PORT; cleanup stops it.
+start_redis() {
+	local port i j
+	for i in $(seq 1 20); do
+		port=$((20000 + RANDOM % 30000))
+		redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$STAGING" >"$STAGING/redis.log" 2>&1 &
+		REDIS_PID=$!
+		SERVER_PIDS+=("$REDIS_PID")
+		for j in $(seq 1 50); do
+			# Our server, not another one on that port.
+			if redis-cli -p "$port" info server 2>/dev/null | tr -d '\r' | grep -qx "process_id:$REDIS_PID"; then
+				REDIS_PORT=$port
+				return 0
+			fi
+			kill -0 "$REDIS_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill "$REDIS_PID" 2>/dev/null || true
+		wait "$REDIS_PID" 2>/dev/null || true
+	done
+	cat "$STAGING/redis.log" >&2
+	die "could not start redis-server on a free port"
+}
+
+# probe_rules_redis: the stdhttp server with its rules in Redis: pushed with
+# the tool, probed, a new version pushed and taking effect at once; then a
+# server whose Redis is unreachable starts on its -rules-fallback file and
+# says so.
+probe_rules_redis() {
+	local url v2="$STAGING/rules.v2.yaml" dead
+	start_redis
+	url="redis://127.0.0.1:$REDIS_PORT/0"
+	"$STAGING/bin/ratewarden" rules push examples/rules.yaml --redis "$url"
+	start_server stdhttp -rules "$url" -rules-poll 1s
+	expect 200 /api/items -H 'X-API-Key: k-redis'
+	expect_in headers '^ratelimit-policy: "api/free";q=100;w=1$'
+	expect 429 /api/items -H 'X-API-Key: leaked-key-0001'
+	edited_rules examples/rules.yaml "$v2"
+	"$STAGING/bin/ratewarden" rules push "$v2" --redis "$url"
+	wait_for_policy '"api/free";q=200;w=1' /api/items -H 'X-API-Key: k-redis-2'
+	stop_server
+
+	# A port nothing listens on: redis-server was there and is gone.
+	dead=$REDIS_PORT
+	kill "$REDIS_PID"
+	wait "$REDIS_PID" 2>/dev/null || true
+	start_server stdhttp -rules "redis://127.0.0.1:$dead/0" -rules-fallback examples/rules.yaml
+	expect 200 /api/items -H 'X-API-Key: k-fallback'
+	expect_in headers '^ratelimit-policy: "api/free";q=100;w=1$'
+	grep -q 'loading the fallback file' "$SERVER_LOG" || { cat "$SERVER_LOG" >&2; die "$SERVER_DESC: no word of the fallback in its log"; }
+	stop_server
+	echo "    stdhttp: rules pushed to Redis, a push taking effect, and the fallback while Redis is down answered as they should"
 }
 
 # probe_tiers NAME: example NAME with -key jwt and tiers free=1/m, paid=3/m
@@ -281,6 +440,8 @@ step "build examples" build_examples
 for ex in stdhttp gin echo fiber; do
 	step "probe examples/$ex" probe "$ex"
 done
+step "ratewarden rules validate (examples/rules.yaml, and a broken copy)" validate_rules
+step "probe examples/stdhttp with -rules redis:// (rules pushed with ratewarden)" probe_rules_redis
 step "run examples/demo" "$STAGING/bin/demo"
 step "run examples/simulate" "$STAGING/bin/simulate" -svg "$STAGING/algorithms.svg"
 step "benchmarks, once (-benchtime=1x -short)" in_module "$ROOT/benchmarks" go test -short -run '^$' -bench . -benchtime=1x ./...
