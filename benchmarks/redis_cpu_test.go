@@ -38,26 +38,31 @@ const cpuKeys = 10_000
 var cpuLimit = core.PerSecond(100)
 
 // minimalExactScript is the floor of an exact decision: it reads the clock
-// and the state and writes a state with a TTL, and computes nothing else.
+// and the state and writes a state with a TTL, and computes nothing else. The
+// state goes as string.format('%d') text, the cheapest exact form we know (a
+// number Redis formats with %.17g costs it more), and the reply is one
+// integer, the cheapest reply there is.
 const minimalExactScript = `local t = redis.call('TIME')
 local s = redis.call('GET', KEYS[1])
-redis.call('SET', KEYS[1], t[1] * 1000000 + t[2], 'PX', ARGV[1])
+redis.call('SET', KEYS[1], string.format('%d', t[1] * 1000000 + t[2]), 'PX', ARGV[1])
 return 1`
 
 // cpuPartScripts each do one part of a decision's work, for
 // RW_REDIS_CPU_PARTS, with the arguments they take (nil: the minimal exact
-// script's): nothing, with one argument and with the five of ratewarden's
-// GCRA call; TIME; GET; GET and SET PX; the minimal exact script replying
-// with a table of one and of three integers instead of one integer.
+// script's): nothing, with one argument and with three (ratewarden's GCRA
+// call); TIME; GET; GET and SET PX; the minimal exact script writing its
+// state as a number Redis formats, and replying with a table of one and of
+// three integers instead of one integer.
 var cpuPartScripts = []struct {
 	name, src string
 	args      []string
 }{
 	{"part-return-1", `return 1`, nil},
-	{"part-return-1-5-args", `return 1`, []string{"-1", "1", "0", "10000", "1000000"}},
+	{"part-return-1-3-args", `return 1`, []string{"1", "10000", "1000000"}},
 	{"part-time", "local t = redis.call('TIME')\nreturn 1", nil},
 	{"part-get", "local s = redis.call('GET', KEYS[1])\nreturn 1", nil},
 	{"part-get-set-px", "local s = redis.call('GET', KEYS[1])\nredis.call('SET', KEYS[1], 1, 'PX', ARGV[1])\nreturn 1", nil},
+	{"part-minimal-number", strings.Replace(minimalExactScript, "string.format('%d', t[1] * 1000000 + t[2])", "t[1] * 1000000 + t[2]", 1), nil},
 	{"part-minimal-table-1", strings.Replace(minimalExactScript, "return 1", "return {1}", 1), nil},
 	{"part-minimal-table-3", strings.Replace(minimalExactScript, "return 1", "return {1, t[2] + 0, t[2] + 0}", 1), nil},
 }
@@ -120,6 +125,7 @@ func cpuRows(t *testing.T) []cpuRow {
 	}
 	if os.Getenv("RW_REDIS_CPU_PARTS") != "" {
 		for _, p := range cpuPartScripts {
+			require.NotEqual(t, minimalExactScript, p.src, "%s differs from the minimal exact script", p.name)
 			args := p.args
 			if args == nil {
 				args = []string{"1000"}
