@@ -14,13 +14,18 @@ type app struct {
 
 const root = "github.com/ratewarden/ratewarden"
 
+// netHTTPForbidden are the modules a net/http program must never hold: those
+// of the other frameworks, of JWTs, of Redis clients and of metrics SDKs.
+var netHTTPForbidden = []string{
+	"github.com/golang-jwt", "github.com/gin-gonic", "github.com/valyala/fasthttp", "github.com/redis/go-redis",
+	"github.com/prometheus/", "go.opentelemetry.io/",
+}
+
 // apps are the programs of the check: one per adapter, one per Redis binding,
-// one per metrics module.
+// one per metrics module, and one of the rules module.
 var apps = []app{
-	{name: "stdhttp", module: root, source: stdhttpApp, forbidden: []string{
-		"github.com/golang-jwt", "github.com/gin-gonic", "github.com/valyala/fasthttp", "github.com/redis/go-redis",
-		"github.com/prometheus/", "go.opentelemetry.io/",
-	}},
+	{name: "stdhttp", module: root, source: stdhttpApp, forbidden: netHTTPForbidden},
+	{name: "rules", module: root + "/rules", source: rulesApp, forbidden: netHTTPForbidden},
 	{name: "ginmw", module: root + "/ginmw", source: ginApp},
 	{name: "echomw", module: root + "/echomw", source: echoApp},
 	{name: "fibermw", module: root + "/fibermw", source: fiberApp},
@@ -44,6 +49,46 @@ func main() {
 		w.Write([]byte("hello\n"))
 	})
 	log.Fatal(http.ListenAndServe("127.0.0.1:8080", stdhttp.PerIP("100/m")(hello)))
+}
+`
+
+const rulesApp = `package main
+
+import (
+	"log"
+	"net/http"
+
+	"github.com/ratewarden/ratewarden/rules"
+	"github.com/ratewarden/ratewarden/stdhttp"
+	"github.com/ratewarden/ratewarden/store/memory"
+)
+
+func main() {
+	store, err := memory.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	builtIn, err := rules.Parse([]byte("schema: 1\nversion: 1\npolicies:\n  - {name: all, limits: [100/m]}\n"), "built-in")
+	if err != nil {
+		log.Fatal(err)
+	}
+	set, err := rules.New(store, builtIn)
+	if err != nil {
+		log.Fatal(err)
+	}
+	watcher, err := rules.WatchFile(set, "rules.yaml")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer watcher.Close()
+	limit, err := stdhttp.Middleware(set)
+	if err != nil {
+		log.Fatal(err)
+	}
+	hello := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Write([]byte("hello\n"))
+	})
+	log.Fatal(http.ListenAndServe("127.0.0.1:8080", limit(hello)))
 }
 `
 

@@ -4,17 +4,22 @@
 //
 // It publishes the working tree's modules at the release version into a
 // file-based module proxy in a temporary folder (see package modproxy), then,
-// for each adapter, Redis binding and metrics module, writes a tiny program
-// in a module of its own, runs `go get MODULE@VERSION` and `go build` with
+// for each adapter, Redis binding and metrics module and for the rules
+// module, writes a tiny program in a module of its own, runs
+// `go get MODULE@VERSION` and `go build` with
 //
 //	GOWORK=off GOFLAGS=-mod=mod GONOSUMDB=github.com/ratewarden
 //	GOPROXY=file://PROXY,file://$(go env GOMODCACHE)/cache/download,$(go env GOPROXY)
 //	GOMODCACHE=<a fresh folder, so no stale copy of our modules is ever used>
 //
-// and finally reads `go version -m` of the net/http program: it must hold no
-// module of a framework, of golang-jwt, of a Redis client or of a metrics
-// library (Prometheus, OpenTelemetry). Everything it made is removed at the
-// end (-keep leaves it and says where).
+// and reads `go version -m` of the net/http program and of the rules program
+// (net/http and a watched rules file): they must hold no module of a
+// framework, of golang-jwt, of a Redis client or of a metrics library
+// (Prometheus, OpenTelemetry). Last, it installs the operator's tool with
+// `go install github.com/ratewarden/ratewarden/cmd/ratewarden@VERSION` into a
+// GOBIN of its own and runs `ratewarden -h` and `ratewarden rules validate` on
+// a small file. Everything it made is removed at the end (-keep leaves it and
+// says where).
 //
 // Before it builds anything it checks that every module of go.work has the
 // same go line and requires the others at the release version.
@@ -28,6 +33,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -117,7 +123,11 @@ func run(ctx context.Context, o options) (err error) {
 	fmt.Printf("installcheck: published %d modules at %s in a file proxy (%.1f s)\n",
 		len(published), o.version, time.Since(start).Seconds())
 	err = buildApps(ctx, apps, filepath.Join(tmp, "apps"), mods[0].Go, o.version, env)
-	fmt.Printf("installcheck: %d programs in %.1f s\n", len(apps), time.Since(start).Seconds())
+	if terr := installTool(ctx, filepath.Join(tmp, "tool"), o.version, env); terr != nil {
+		fmt.Printf("installcheck: %s: FAILED: %v\n", toolName, terr)
+		err = errors.Join(err, fmt.Errorf("%s: %w", toolName, terr))
+	}
+	fmt.Printf("installcheck: %d programs and the tool in %.1f s\n", len(apps), time.Since(start).Seconds())
 	return err
 }
 
@@ -134,16 +144,24 @@ func releaseVersion(mods []modproxy.Module) (string, error) {
 	return "", fmt.Errorf("no module of go.work requires %s: say which version to check with -version", root)
 }
 
-// checkApps makes sure every program gets a module that is published.
+// checkApps makes sure every program gets a module that is published, and
+// that the operator's tool is published too.
 func checkApps(apps []app, published []modproxy.Module) error {
-	for _, a := range apps {
-		found := false
+	isPublished := func(path string) bool {
 		for _, m := range published {
-			found = found || m.Path == a.module
+			if m.Path == path {
+				return true
+			}
 		}
-		if !found {
+		return false
+	}
+	for _, a := range apps {
+		if !isPublished(a.module) {
 			return fmt.Errorf("program %s gets %s, which is not a module of go.work", a.name, a.module)
 		}
+	}
+	if !isPublished(toolModule) {
+		return fmt.Errorf("the tool %s is installed from %s, which is not a module of go.work", toolName, toolModule)
 	}
 	return nil
 }

@@ -69,13 +69,29 @@ func TestAppSources(t *testing.T) {
 }
 
 func TestCheckApps(t *testing.T) {
-	mods := []modproxy.Module{{Path: root}}
-	if err := checkApps(apps[:1], mods); err != nil {
-		t.Errorf("checkApps(stdhttp, root) = %v", err)
+	mods := []modproxy.Module{{Path: root}, {Path: root + "/rules"}, {Path: toolModule}}
+	if err := checkApps(apps[:2], mods); err != nil {
+		t.Errorf("checkApps(stdhttp and rules, with the tool) = %v", err)
 	}
 	err := checkApps(apps, mods)
 	if err == nil || !strings.Contains(err.Error(), "program ginmw gets "+root+"/ginmw, which is not a module of go.work") {
 		t.Errorf("checkApps without ginmw = %v", err)
+	}
+	err = checkApps(apps[:2], mods[:2])
+	if err == nil || !strings.Contains(err.Error(), "the tool ratewarden is installed from "+toolModule+", which is not a module of go.work") {
+		t.Errorf("checkApps without the tool = %v", err)
+	}
+}
+
+// The programs of net/http users, with rules or without, must not pull the
+// other frameworks, JWT, Redis or metrics modules.
+func TestNetHTTPProgramsForbidden(t *testing.T) {
+	for _, a := range apps {
+		if a.name == "stdhttp" || a.name == "rules" {
+			if !slices.Equal(a.forbidden, netHTTPForbidden) {
+				t.Errorf("%s forbids %q, want %q", a.name, a.forbidden, netHTTPForbidden)
+			}
+		}
 	}
 }
 
