@@ -8,7 +8,10 @@ package benchmarks
 //
 // RW_REDIS_CPU_N (calls per run, default 100000), RW_REDIS_CPU_ROUNDS
 // (default 3) and RW_REDIS_CPU_PARTS=1 (add scripts that do one part of the
-// work each, to see what each part costs) change the run.
+// work each, to see what each part costs) change the run;
+// RW_REDIS_CPU_CALLGRIND=1 counts the instructions Redis executes per call
+// instead, under valgrind (default 20000 calls per row), a figure other
+// processes on the machine do not move.
 
 import (
 	"context"
@@ -77,13 +80,19 @@ type cpuRow struct {
 // TestRedisScriptCPU runs every row's script with redis-benchmark against one
 // redis-server, the rows back to back in each round, and prints the best
 // usec_per_call of the rounds, its range and its ratio to the minimal exact
-// script. Every call must succeed. It runs only when RW_REDIS_CPU is set.
+// script. Every call must succeed. It runs only when RW_REDIS_CPU is set; with
+// RW_REDIS_CPU_CALLGRIND set as well it counts instructions instead (see
+// countInstructions).
 func TestRedisScriptCPU(t *testing.T) {
 	if os.Getenv("RW_REDIS_CPU") == "" {
 		t.Skip("a measurement: set RW_REDIS_CPU=1 to run it (see benchmarks/redis_cpu.sh)")
 	}
 	if _, err := exec.LookPath("redis-benchmark"); err != nil {
 		t.Fatalf("redis-benchmark not found: %v; %s", err, redistest.InstallHint)
+	}
+	if os.Getenv("RW_REDIS_CPU_CALLGRIND") != "" {
+		countInstructions(t, envInt(t, "RW_REDIS_CPU_N", 20_000))
+		return
 	}
 	n := envInt(t, "RW_REDIS_CPU_N", 100_000)
 	rounds := envInt(t, "RW_REDIS_CPU_ROUNDS", 3)
@@ -193,26 +202,43 @@ func measureScript(t *testing.T, rdb *goredis.Client, addr, sha string, r cpuRow
 	require.NoError(t, rdb.FlushAll(ctx).Err())
 	require.NoError(t, rdb.ConfigResetStat(ctx).Err())
 	cpu0 := mainThreadCPU(t, rdb)
+	runBenchmark(t, addr, sha, r, n)
+	cpu := mainThreadCPU(t, rdb) - cpu0
+	stats := checkCalls(t, rdb, r, n)
+	usec, err := strconv.ParseFloat(stats["usec_per_call"], 64)
+	require.NoError(t, err)
+	return cpuRun{usec: usec, cpuUsec: cpu * 1e6 / float64(n), hitPct: hitPct(t, rdb)}
+}
+
+// runBenchmark sends n calls of the row's script to addr with redis-benchmark.
+func runBenchmark(t *testing.T, addr, sha string, r cpuRow, n int) {
 	host, port, _ := strings.Cut(addr, ":")
 	args := []string{"-h", host, "-p", port, "-n", strconv.Itoa(n), "-c", "64", "-P", "16", "-r", strconv.Itoa(cpuKeys), "-q",
 		"EVALSHA", sha, strconv.Itoa(len(r.keys))}
 	args = append(append(args, r.keys...), r.args...)
 	out, err := exec.Command("redis-benchmark", args...).CombinedOutput()
 	require.NoError(t, err, "redis-benchmark: %s", out)
-	cpu := mainThreadCPU(t, rdb) - cpu0
+}
+
+// checkCalls requires that EVALSHA ran n times since the statistics were
+// reset, none failing, and returns its commandstats fields.
+func checkCalls(t *testing.T, rdb *goredis.Client, r cpuRow, n int) map[string]string {
 	stats := infoFields(t, rdb, "commandstats", "cmdstat_evalsha")
 	require.Equal(t, strconv.Itoa(n), stats["calls"], "%s: calls", r.name)
-	require.Equal(t, "0", stats["failed_calls"], "%s: failed calls (errorstats: %v)", r.name, rdb.Info(ctx, "errorstats").Val())
-	usec, err := strconv.ParseFloat(stats["usec_per_call"], 64)
-	require.NoError(t, err)
+	require.Equal(t, "0", stats["failed_calls"], "%s: failed calls (errorstats: %v)", r.name, rdb.Info(context.Background(), "errorstats").Val())
+	return stats
+}
+
+// hitPct returns the keyspace hits among the reads since the statistics were
+// reset, in percent.
+func hitPct(t *testing.T, rdb *goredis.Client) float64 {
 	ks := infoFields(t, rdb, "stats", "")
 	hits, _ := strconv.ParseFloat(ks["keyspace_hits"], 64)
 	misses, _ := strconv.ParseFloat(ks["keyspace_misses"], 64)
-	run := cpuRun{usec: usec, cpuUsec: cpu * 1e6 / float64(n)}
-	if hits+misses > 0 {
-		run.hitPct = 100 * hits / (hits + misses)
+	if hits+misses == 0 {
+		return 0
 	}
-	return run
+	return 100 * hits / (hits + misses)
 }
 
 // infoFields returns the fields of one INFO section: of the line that starts
