@@ -17,9 +17,3 @@ require (
 	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 )
-
-replace (
-	github.com/ratewarden/ratewarden => ../..
-	github.com/ratewarden/ratewarden/rules => ../../rules
-	github.com/ratewarden/ratewarden/store/redis => ../../store/redis
-)
