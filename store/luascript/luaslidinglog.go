@@ -150,23 +150,32 @@ return pick(true)
 // luaSlidingLogOne decides a spend or a peek under one limit, nearly every
 // request, as decide and pick below do, in straight code: the general path
 // creates eight closures per call, which cost Redis more than the calls
-// themselves. It reads the first entry and, when it has left the window,
-// finds the first one still in it by probing entries 1, 2, 4... and then a
-// binary search between the last two probes: a log that is used steadily
-// loses one or two entries per request, found in one or two reads where a
-// binary search over the whole log takes log2(Rate). The last entry, which
-// is the first when there is one, says when the window empties. A log with an
+// themselves. It reads the last entry first: none means an empty log, and
+// one that has left the window means they all have (the log is dropped and
+// started again), in one read where the length and the first entry took two.
+// Otherwise, when the first entry has left the window, it finds the first
+// one still in it by probing entries 1, 2, 4... and then a binary search
+// between the last two probes: a log that is used steadily loses one or two
+// entries per request, found in one or two reads where a binary search over
+// the whole log takes log2(Rate). drop is the number of entries that left the
+// window, or -1 for all of a log whose length was not read; n the number in
+// it. A log with an
 // entry after now (a clock that stepped back) goes on to the general path,
 // which rebases it; so does a refund or a request of several limits.
 const luaSlidingLogOne = `
 if nk == 1 and cost >= 0 then
   local key, rate, period = KEYS[1], ARGV[2] + 0, ARGV[3] + 0
-  local total = redis.call('LLEN', key)
-  local drop, last = 0, 0
-  if total > 0 then
-    local cutoff = now - period
-    last = tonumber(redis.call('LINDEX', key, 0))
-    if last <= cutoff then
+  local cutoff, n, drop = now - period, 0, 0
+  local last = tonumber(redis.call('LINDEX', key, -1))
+  if not last then
+    last = 0
+  elseif last <= cutoff then
+    drop = -1
+  else
+    local total = redis.call('LLEN', key)
+    local first = last
+    if total > 1 then first = tonumber(redis.call('LINDEX', key, 0)) end
+    if first <= cutoff then
       local lo, hi, probe = 1, total, 1
       while probe < total do
         if tonumber(redis.call('LINDEX', key, probe)) > cutoff then
@@ -181,10 +190,10 @@ if nk == 1 and cost >= 0 then
       end
       drop = lo
     end
-    if total > 1 and drop < total then last = tonumber(redis.call('LINDEX', key, -1)) end
+    n = total - drop
   end
   if last <= now then
-    local n, reset = total - drop, 0
+    local reset = 0
     if n > 0 then reset = last + period - now end
     if cost > rate then return {0, 1, 0, rate - n, reset, period} end
     if n + cost > rate then
@@ -193,7 +202,7 @@ if nk == 1 and cost >= 0 then
       return {0, 0, 0, rate - n, reset, oldest + period - now}
     end
     if cost > 0 then
-      if drop == total and drop > 0 then
+      if drop < 0 then
         redis.call('DEL', key)
       elseif drop > 0 then
         redis.call('LTRIM', key, drop, -1)
