@@ -2,10 +2,6 @@ package redistest
 
 import (
 	"context"
-	"crypto/sha1"
-	"encoding/hex"
-	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"testing"
 	"time"
@@ -160,10 +156,9 @@ func Reset(t *testing.T, newStore NewStore, scriptCalls func(t testing.TB) int64
 // of integers, or an error reply, is an error.
 func Backend(t *testing.T, b luascript.Backend) {
 	ctx := context.Background()
-	script := func(src string) *luascript.Script {
-		src = fmt.Sprintf("-- redistest %x\n%s", rand.Uint64(), src) // never loaded yet
-		sum := sha1.Sum([]byte(src))
-		return &luascript.Script{Source: src, SHA1: hex.EncodeToString(sum[:])}
+	script := func(body string) *luascript.Script {
+		sha, src := UnseenScript(body)
+		return &luascript.Script{Source: src, SHA1: sha}
 	}
 	echo := script("local r = {#KEYS, #ARGV}\nfor _, a in ipairs(ARGV) do r[#r + 1] = tonumber(a) end\nreturn r")
 	for range 2 { // EVAL on NOSCRIPT, then EVALSHA
