@@ -1,23 +1,13 @@
 package main
 
 import (
-	"net/http/httptest"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
-	"github.com/ratewarden/ratewarden/examples/internal/flags"
 	"github.com/ratewarden/ratewarden/examples/internal/servertest"
 )
 
 // start serves the engine main serves on a loopback listener.
-func start(t *testing.T, setup *flags.Setup) string {
-	r, err := newEngine(setup)
-	require.NoError(t, err)
-	srv := httptest.NewServer(r)
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
+var start = servertest.ServeHandler(newEngine)
 
 func TestClassic(t *testing.T)   { servertest.Classic(t, start) }
 func TestRulesMode(t *testing.T) { servertest.RulesMode(t, start) }

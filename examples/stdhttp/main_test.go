@@ -1,23 +1,13 @@
 package main
 
 import (
-	"net/http/httptest"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
-	"github.com/ratewarden/ratewarden/examples/internal/flags"
 	"github.com/ratewarden/ratewarden/examples/internal/servertest"
 )
 
 // start serves the handler main serves on a loopback listener.
-func start(t *testing.T, setup *flags.Setup) string {
-	h, err := newHandler(setup)
-	require.NoError(t, err)
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
+var start = servertest.ServeHandler(newHandler)
 
 func TestClassic(t *testing.T)   { servertest.Classic(t, start) }
 func TestRulesMode(t *testing.T) { servertest.RulesMode(t, start) }

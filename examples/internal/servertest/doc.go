@@ -5,15 +5,11 @@
 // its file edited while the server runs.
 //
 // Each server's test passes a Start function that builds the server from a
-// flags.Setup, as its main does, and serves it:
+// flags.Setup, as its main does, and serves it; ServeHandler makes one of a
+// constructor that returns an http.Handler:
 //
-//	func TestRulesMode(t *testing.T) {
-//		servertest.RulesMode(t, func(t *testing.T, setup *flags.Setup) string {
-//			h, err := newHandler(setup)
-//			require.NoError(t, err)
-//			srv := httptest.NewServer(h)
-//			t.Cleanup(srv.Close)
-//			return srv.URL
-//		})
-//	}
+//	var start = servertest.ServeHandler(newHandler)
+//
+//	func TestClassic(t *testing.T)   { servertest.Classic(t, start) }
+//	func TestRulesMode(t *testing.T) { servertest.RulesMode(t, start) }
 package servertest

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,6 +23,20 @@ import (
 // loopback listener until the test ends, and returns its base URL
 // ("http://127.0.0.1:PORT").
 type Start func(t *testing.T, setup *flags.Setup) (url string)
+
+// ServeHandler returns the Start of a server whose main builds an
+// http.Handler (a ServeMux, a Gin engine, an Echo): it builds the handler
+// with build, as main does, and serves it with httptest on a loopback
+// listener until the test ends.
+func ServeHandler[H http.Handler](build func(setup *flags.Setup) (H, error)) Start {
+	return func(t *testing.T, setup *flags.Setup) string {
+		h, err := build(setup)
+		require.NoError(t, err)
+		srv := httptest.NewServer(h)
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+}
 
 // reloadWait bounds the wait for a reload of the rules file: an event, not a
 // time that passes (it ends as soon as the reload hook is called).

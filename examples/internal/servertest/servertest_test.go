@@ -2,14 +2,18 @@ package servertest
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ratewarden/ratewarden/examples/internal/flags"
 )
 
 func TestLockedBufferConcurrentWrites(t *testing.T) {
@@ -24,6 +28,26 @@ func TestLockedBufferConcurrentWrites(t *testing.T) {
 	}
 	wg.Wait()
 	assert.Len(t, b.String(), 8*100*2)
+}
+
+// ServeHandler's Start builds the handler from the setup it is given and
+// serves it on a loopback listener.
+func TestServeHandler(t *testing.T) {
+	setup := &flags.Setup{}
+	var built *flags.Setup
+	start := ServeHandler(func(s *flags.Setup) (http.HandlerFunc, error) {
+		built = s
+		return func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "served") }, nil
+	})
+	url := start(t, setup)
+	assert.Same(t, setup, built)
+	require.True(t, strings.HasPrefix(url, "http://127.0.0.1:"), url)
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Equal(t, "served", string(body))
 }
 
 func TestSaveFileReplacesTheFile(t *testing.T) {
