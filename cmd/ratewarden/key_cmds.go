@@ -37,31 +37,22 @@ Redis holds no rules, or the policy is unknown or unlimited.`,
 func runKeyShow(e *env, args []string) error {
 	policy, tier, _ := strings.Cut(args[0], "/")
 	key := args[1]
-	c, err := e.connect()
-	if err != nil {
-		return err
-	}
-	defer c.close()
-	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
-	defer cancel()
-	set, err := e.storedSet(ctx, c)
-	if err != nil {
-		return err
-	}
-	results, err := set.Peek(ctx, policy, key)
-	if err != nil {
-		return keyError(set, err, policy)
-	}
-	if tier != "" {
-		results = slices.DeleteFunc(results, func(r rules.PeekResult) bool { return r.Name != args[0] })
-		if len(results) == 0 {
-			return fmt.Errorf("ratewarden: policy %s has no tier %q in the rules in Redis (version %d)", policy, shorten(tier), set.Version())
+	return e.withStoredSet(func(ctx context.Context, set *rules.Set) error {
+		results, err := set.Peek(ctx, policy, key)
+		if err != nil {
+			return keyError(set, err, policy)
 		}
-	}
-	for _, r := range results {
-		fmt.Fprintln(e.stdout, peekLine(r))
-	}
-	return nil
+		if tier != "" {
+			results = slices.DeleteFunc(results, func(r rules.PeekResult) bool { return r.Name != args[0] })
+			if len(results) == 0 {
+				return fmt.Errorf("ratewarden: policy %s has no tier %q in the rules in Redis (version %d)", policy, shorten(tier), set.Version())
+			}
+		}
+		for _, r := range results {
+			fmt.Fprintln(e.stdout, peekLine(r))
+		}
+		return nil
+	})
 }
 
 // peekLine writes one limit set's state of a key.
@@ -81,22 +72,13 @@ func runKeyReset(e *env, args []string) error {
 	if strings.Contains(policy, "/") {
 		return usageErr("key reset: %q names a tier: a reset clears every tier of the policy, so name the policy", shorten(policy))
 	}
-	c, err := e.connect()
-	if err != nil {
-		return err
-	}
-	defer c.close()
-	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
-	defer cancel()
-	set, err := e.storedSet(ctx, c)
-	if err != nil {
-		return err
-	}
-	if err := set.Reset(ctx, policy, key); err != nil {
-		return keyError(set, err, policy)
-	}
-	fmt.Fprintf(e.stdout, "reset %q under policy %s (every tier and its override)\n", shorten(key), policy)
-	return nil
+	return e.withStoredSet(func(ctx context.Context, set *rules.Set) error {
+		if err := set.Reset(ctx, policy, key); err != nil {
+			return keyError(set, err, policy)
+		}
+		fmt.Fprintf(e.stdout, "reset %q under policy %s (every tier and its override)\n", shorten(key), policy)
+		return nil
+	})
 }
 
 // keyError says what a policy's Peek or Reset failed on: for a name the

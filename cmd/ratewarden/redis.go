@@ -46,6 +46,44 @@ func (e *env) rulesOptions() []rules.RedisOption {
 // docKey names the rules' key in messages.
 func (e *env) docKey() string { return e.prefix + "{rules}:doc" }
 
+// fetchRules reads the rules Redis holds, on a connection of its own.
+func (e *env) fetchRules() (raw []byte, version int64, err error) {
+	c, err := e.connect()
+	if err != nil {
+		return nil, 0, err
+	}
+	defer c.close()
+	return rules.FetchRules(context.Background(), c.backend, e.rulesOptions()...)
+}
+
+// pushRules stores raw in Redis and announces it, on a connection of its
+// own, and returns the version pushed.
+func (e *env) pushRules(raw []byte) (int64, error) {
+	c, err := e.connect()
+	if err != nil {
+		return 0, err
+	}
+	defer c.close()
+	return rules.PushRules(context.Background(), c.backend, raw, e.rulesOptions()...)
+}
+
+// withStoredSet runs do, within --timeout, on the Set of the rules in Redis
+// (storedSet), for key show and key reset.
+func (e *env) withStoredSet(do func(ctx context.Context, set *rules.Set) error) error {
+	c, err := e.connect()
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
+	defer cancel()
+	set, err := e.storedSet(ctx, c)
+	if err != nil {
+		return err
+	}
+	return do(ctx, set)
+}
+
 // storedSet fetches the rules in Redis and builds the Set they define on the
 // Redis store under --prefix, as every instance does, for key show and key
 // reset. The Set never decides a request: a JWT claim key is accepted

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -103,12 +102,7 @@ func runPush(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	c, err := e.connect()
-	if err != nil {
-		return err
-	}
-	defer c.close()
-	v, err := rules.PushRules(context.Background(), c.backend, raw, e.rulesOptions()...)
+	v, err := e.pushRules(raw)
 	if errors.Is(err, rules.ErrStaleRules) {
 		fmt.Fprintln(e.stderr, err)
 		return errFound
@@ -121,12 +115,7 @@ func runPush(e *env, args []string) error {
 }
 
 func runShow(e *env, _ []string) error {
-	c, err := e.connect()
-	if err != nil {
-		return err
-	}
-	defer c.close()
-	raw, v, err := rules.FetchRules(context.Background(), c.backend, e.rulesOptions()...)
+	raw, v, err := e.fetchRules()
 	if raw != nil {
 		_, _ = e.stdout.Write(raw)
 	}
@@ -142,13 +131,8 @@ func runDiff(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	c, err := e.connect()
-	if err != nil {
-		return err
-	}
-	defer c.close()
 	var held *rules.Document
-	raw, _, err := rules.FetchRules(context.Background(), c.backend, e.rulesOptions()...)
+	raw, _, err := e.fetchRules()
 	switch {
 	case errors.Is(err, rules.ErrNoRules):
 		fmt.Fprintf(e.stdout, "%s holds no rules: every policy of %s is added\n", e.docKey(), args[0])
