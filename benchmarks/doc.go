@@ -18,5 +18,11 @@
 // allowed requests), http_denied_test.go (denied requests through Fiber),
 // features_test.go (what each production feature adds), redis_test.go (the
 // Redis stores, and their exactness across clients), redis_memory_test.go
-// (what each Redis limiter costs Redis in memory per key).
+// (what each Redis limiter costs Redis in memory per key), redis_cpu_test.go,
+// redis_cpu_callgrind_test.go and redis_cpu.sh (what each limiter's Lua
+// script costs the Redis server per call, timed and in instructions),
+// rules_test.go (matching a request against 100 policies of a rules
+// document, beside net/http's ServeMux) and rules_reload_test.go (a reload of
+// 1,000 policies, and decisions while reloads run). hotkey_runs.sh runs the
+// hot-key rows in separate processes.
 package benchmarks
