@@ -111,6 +111,13 @@ func (c *Config) HTTPOptions() ([]httplimit.Option, error) {
 		httplimit.WithKey(kf),
 		httplimit.WithSkip(func(r keyfuncs.Request) bool { return c.skipped(r.Path()) }),
 	}
+	return append(opts, c.behaviourOptions()...), nil
+}
+
+// behaviourOptions are the options of -fail closed, -dry-run and
+// -count-only-failures, which every policy takes, with or without -rules.
+func (c *Config) behaviourOptions() []httplimit.Option {
+	var opts []httplimit.Option
 	if c.FailClosed {
 		opts = append(opts, httplimit.WithFailClosed())
 	}
@@ -120,7 +127,7 @@ func (c *Config) HTTPOptions() ([]httplimit.Option, error) {
 	if c.CountOnlyFailures {
 		opts = append(opts, httplimit.WithRefund(func(status int) bool { return status < 400 }))
 	}
-	return opts, nil
+	return opts
 }
 
 // failMode says what happens when the store fails: "open" or "closed", and

@@ -83,16 +83,7 @@ func (c *Config) rulesHTTPOptions() []httplimit.Option {
 	if c.Metrics {
 		opts = append(opts, httplimit.WithSkip(func(r keyfuncs.Request) bool { return r.Path() == MetricsPath }))
 	}
-	if c.FailClosed {
-		opts = append(opts, httplimit.WithFailClosed())
-	}
-	if c.DryRun {
-		opts = append(opts, httplimit.WithDryRun())
-	}
-	if c.CountOnlyFailures {
-		opts = append(opts, httplimit.WithRefund(func(status int) bool { return status < 400 }))
-	}
-	return opts
+	return append(opts, c.behaviourOptions()...)
 }
 
 // reloadHook logs what the rules package does not: a rules file loaded (it
