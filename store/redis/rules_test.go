@@ -10,39 +10,24 @@ import (
 	"github.com/ratewarden/ratewarden/testing/redistest"
 )
 
-// rulesTargets are a single server and a cluster, each with a client and the
-// addresses of its nodes.
-func rulesTargets(t *testing.T) map[string]func(t *testing.T) (redis.UniversalClient, []string) {
-	return map[string]func(t *testing.T) (redis.UniversalClient, []string){
-		"single": func(t *testing.T) (redis.UniversalClient, []string) {
-			a := redistest.Start(t).Addr()
-			return newClient(t, a), []string{a}
-		},
-		"cluster": func(t *testing.T) (redis.UniversalClient, []string) {
-			addrs := redistest.StartCluster(t)
-			return newClusterClient(t, addrs), addrs
-		},
-	}
-}
-
 // TestRulesBackend runs the checks every binding's rules backend shares (see
-// package redistest) on a single server and a cluster: Eval runs an unseen
-// script through EVAL, then EVALSHA, and turns every reply but an array of
-// strings into an error; Subscribe confirms, delivers what any node
+// redistest.RulesBackendChecks) on a single server and a cluster: Eval runs
+// an unseen script through EVAL, then EVALSHA, and turns every reply but an
+// array of strings into an error; Subscribe confirms, delivers what any node
 // publishes, and ends when the server kills the subscriber (go-redis does
 // not resubscribe: the caller subscribes again) or ctx ends.
 func TestRulesBackend(t *testing.T) {
-	for name, target := range rulesTargets(t) {
-		t.Run(name, func(t *testing.T) {
-			client, addrs := target(t)
-			b, err := NewRulesBackend(client)
-			require.NoError(t, err)
-			t.Run("Eval", func(t *testing.T) { redistest.RulesBackendEval(t, b) })
-			t.Run("Subscribe", func(t *testing.T) {
-				redistest.RulesBackendSubscribe(t, b, addrs, redistest.SubscriptionEnds)
-			})
-		})
-	}
+	redistest.RulesBackendChecks(t, func(t *testing.T, addrs []string, cluster bool) redistest.RulesBackend {
+		var client redis.UniversalClient
+		if cluster {
+			client = newClusterClient(t, addrs)
+		} else {
+			client = newClient(t, addrs[0])
+		}
+		b, err := NewRulesBackend(client)
+		require.NoError(t, err)
+		return b
+	}, redistest.SubscriptionEnds)
 }
 
 // The binding insists, as New does, on a client that honours deadlines.

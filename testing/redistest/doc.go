@@ -19,7 +19,7 @@
 // binding (store/redis, store/rueidis, or a third party's) runs through its own
 // client: Backend checks the one method a binding implements, and the others
 // what lives in store/luascript (the local cache of denials and Reset) through
-// it. RulesBackendEval and RulesBackendSubscribe check a binding's backend of
-// the rules kept in Redis (its NewRulesBackend), through RulesBackend, the two
-// methods of rules.RedisBackend.
+// it. RulesBackendChecks checks a binding's backend of the rules kept
+// in Redis (its NewRulesBackend) through RulesBackend, the two methods of
+// rules.RedisBackend.
 package redistest

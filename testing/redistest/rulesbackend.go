@@ -48,12 +48,42 @@ const (
 // rulesWait bounds every wait for the server: far longer than it takes.
 const rulesWait = 10 * time.Second
 
-// RulesBackendEval checks a binding's Eval: a script the server has never
+// NewRulesBackend returns the binding's backend of the rules (its
+// NewRulesBackend) on a client of the server whose nodes are at addrs: a
+// single server's address or, when cluster is set, every node of a Redis
+// Cluster.
+type NewRulesBackend func(t *testing.T, addrs []string, cluster bool) RulesBackend
+
+// RulesBackendChecks checks a binding's backend of the rules on a single
+// server and on a three-master cluster, each started for the test, with
+// the backend newBackend returns: its Eval (see rulesEval) and its Subscribe
+// (see rulesSubscribe), which does what lost says when the server kills its
+// connection.
+func RulesBackendChecks(t *testing.T, newBackend NewRulesBackend, lost LostSubscription) {
+	targets := []struct {
+		name    string
+		cluster bool
+		start   func(t *testing.T) []string
+	}{
+		{"single", false, func(t *testing.T) []string { return []string{Start(t).Addr()} }},
+		{"cluster", true, func(t *testing.T) []string { return StartCluster(t) }},
+	}
+	for _, target := range targets {
+		t.Run(target.name, func(t *testing.T) {
+			addrs := target.start(t)
+			b := newBackend(t, addrs, target.cluster)
+			t.Run("Eval", func(t *testing.T) { rulesEval(t, b) })
+			t.Run("Subscribe", func(t *testing.T) { rulesSubscribe(t, b, addrs, lost) })
+		})
+	}
+}
+
+// rulesEval checks a binding's Eval: a script the server has never
 // seen runs through EVAL, then EVALSHA, with KEYS and ARGV in order, and its
 // array of strings is returned (an empty one too); every other reply (an
 // array holding an integer or a nil, a string, an integer, an error reply, a
 // runtime error) is an error, and so is an ended context.
-func RulesBackendEval(t *testing.T, b RulesBackend) {
+func rulesEval(t *testing.T, b RulesBackend) {
 	ctx := context.Background()
 	sha, src := UnseenScript("return {KEYS[1], ARGV[1], ARGV[2], tostring(#KEYS)}")
 	for range 2 { // EVAL on NOSCRIPT, then EVALSHA
@@ -83,7 +113,7 @@ func RulesBackendEval(t *testing.T, b RulesBackend) {
 	assert.ErrorIs(t, err, context.Canceled)
 }
 
-// RulesBackendSubscribe checks a binding's Subscribe on the server whose
+// rulesSubscribe checks a binding's Subscribe on the server whose
 // nodes are at addrs (a single server's address, or every node of a
 // cluster): the subscription is confirmed and hears what every node
 // publishes. Then the server kills the subscriber (CLIENT KILL TYPE pubsub on
@@ -91,7 +121,7 @@ func RulesBackendEval(t *testing.T, b RulesBackend) {
 // is not the context's, and a new subscription is confirmed; or it is
 // renewed, confirmed again, and hears what is published next. An ended
 // context ends a subscription with context.Canceled.
-func RulesBackendSubscribe(t *testing.T, b RulesBackend, addrs []string, lost LostSubscription) {
+func rulesSubscribe(t *testing.T, b RulesBackend, addrs []string, lost LostSubscription) {
 	channel := fmt.Sprintf("redistest%x:{rules}:announce", rand.Uint64())
 	publish := func(addr, payload string) {
 		_, err := command(addr, "PUBLISH", channel, payload)
