@@ -87,18 +87,22 @@ func (s *Server) Do(t *testing.T, method, path string, headers ...string) Respon
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
-	resp, err := s.client.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return Response{Status: resp.StatusCode, Header: resp.Header, Body: string(body)}
+	return s.send(t, req)
 }
 
 // PostForm sends a form body to path and returns the response.
 func (s *Server) PostForm(t *testing.T, path, form string) Response {
 	t.Helper()
-	resp, err := s.client.Post(s.URL+path, "application/x-www-form-urlencoded", strings.NewReader(form))
+	req, err := http.NewRequest(http.MethodPost, s.URL+path, strings.NewReader(form))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return s.send(t, req)
+}
+
+// send sends req and reads its response whole.
+func (s *Server) send(t *testing.T, req *http.Request) Response {
+	t.Helper()
+	resp, err := s.client.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
