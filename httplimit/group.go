@@ -111,12 +111,15 @@ func (g *Group) handleMany(ctx context.Context, r keyfuncs.Request, w ResponseWr
 		p := g.policies[i]
 		o, sp := p.decide(ctx, r, arrival)
 		if o.action == actionRespond {
-			fields := groupFields{}
+			answer := o
 			if o.decided {
-				fields.policy = g.policyField(r, ms, o, idx[n+1:])
+				answer = withLists(o, g.policyField(r, ms, o, idx[n+1:]), "")
 			}
 			rollback(ctx, ms)
-			p.respond(o, r, w, &fields)
+			p.respond(answer, r, w)
+			if answer != o {
+				p.release(o)
+			}
 			return Pass{ctx: ctx}, false
 		}
 		ms = append(ms, member{p, o, sp})
@@ -187,7 +190,7 @@ func (g *Group) pass(ctx context.Context, r keyfuncs.Request, w ResponseWriter, 
 		}
 	}
 	if gov >= 0 {
-		writeHeaders(ms[gov].o, w, "", &groupFields{policy: policy.String(), rateLimit: rateLimit.String()})
+		writeHeaders(withLists(ms[gov].o, policy.String(), rateLimit.String()), w, "")
 	}
 	if hold >= 0 && !ms[hold].o.wait(holdContext(ctx, r), hangUpChecker(r)) {
 		for _, m := range ms {
@@ -214,7 +217,7 @@ func (g *Group) finishPass(ctx context.Context, ms []member, gov int) (Pass, boo
 		m.p.release(m.o) // a no-op for the outcome that became the context
 	}
 	if len(refunds) > 0 {
-		pass.group = refunds
+		pass.group = &refunds
 	}
 	return pass, true
 }
@@ -231,26 +234,30 @@ func governs(a, b *core.Decision) bool {
 	return a.ResetAfter > b.ResetAfter
 }
 
-// groupFields replace the IETF fields of one outcome's headers with a
-// group's lists; an empty one is left as the outcome has it.
-type groupFields struct {
-	policy, rateLimit string
-}
-
-// setHeaderMap puts g's fields in h in place of those o's headers set.
-func (g *groupFields) setHeaderMap(o *outcome, h map[string][]string) {
-	for i := range o.nh {
-		switch headerName(o.hdrs[i] & 0xf) {
-		case hPolicy:
-			if g.policy != "" {
-				h[HeaderRateLimitPolicy] = []string{g.policy}
-			}
-		case hRateLimit:
-			if g.rateLimit != "" {
-				h[HeaderRateLimit] = []string{g.rateLimit}
+// withLists returns a copy of o, made for one response, whose
+// RateLimit-Policy is policy and, unless rateLimit is empty, whose RateLimit
+// is rateLimit: a Group's lists. Its values are copies, so o may be released
+// once the copy's headers are written; the single-policy path never pays
+// for this.
+func withLists(o *outcome, policy, rateLimit string) *outcome {
+	c := new(outcome)
+	*c = *o
+	c.pooled = false
+	t := *o.t
+	t.policyVals = []string{policy}
+	c.t = &t
+	for j := range c.nv {
+		c.vals[j] = strings.Clone(c.vals[j])
+	}
+	c.spilled = true // the values lie off buf: a Header map takes them as they are
+	if rateLimit != "" {
+		for i := range c.nh {
+			if headerName(c.hdrs[i]&0xf) == hRateLimit {
+				c.vals[c.hdrs[i]>>4] = rateLimit
 			}
 		}
 	}
+	return c
 }
 
 // rateLimitField returns o's RateLimit field value, "" when it sets none.

@@ -37,8 +37,7 @@ type HeaderSetter interface {
 // writer copies them (fasthttp's SetCanonical does).
 type Headers struct {
 	o           *outcome
-	contentType string       // set on an answer with a body type
-	group       *groupFields // a Group's lists in place of the IETF fields, or nil
+	contentType string // set on an answer with a body type
 }
 
 // Len returns the number of headers.
@@ -56,21 +55,14 @@ func (h Headers) At(i int) (name, value string) {
 		return "Content-Type", h.contentType
 	}
 	c := o.hdrs[i]
-	k := headerName(c & 0xf)
-	switch k {
+	switch k := headerName(c & 0xf); k {
 	case hXLimit:
 		return HeaderXRateLimitLimit, o.t.perLimit[o.decision.Index].limitVals[0]
 	case hPolicy:
-		if h.group != nil && h.group.policy != "" {
-			return HeaderRateLimitPolicy, h.group.policy
-		}
 		return HeaderRateLimitPolicy, o.t.policyVals[0]
-	case hRateLimit:
-		if h.group != nil && h.group.rateLimit != "" {
-			return HeaderRateLimit, h.group.rateLimit
-		}
+	default:
+		return headerNames[k], o.vals[c>>4]
 	}
-	return headerNames[k], o.vals[c>>4]
 }
 
 // Arrival is implemented by a request view whose server stamped each request
@@ -147,10 +139,10 @@ func (p *Policy) Handle(ctx context.Context, r keyfuncs.Request, w ResponseWrite
 	}
 	o, sp := p.decide(ctx, r, arrival)
 	if o.action == actionRespond {
-		p.respond(o, r, w, nil)
+		p.respond(o, r, w)
 		return Pass{ctx: ctx}, false
 	}
-	writeHeaders(o, w, "", nil)
+	writeHeaders(o, w, "")
 	// Only a held request asks whether its client is still there: ctx.Err
 	// costs, and a server may hand every request a context that never ends.
 	if o.decision.Delay > 0 && !o.wait(holdContext(ctx, r), hangUpChecker(r)) {
@@ -172,18 +164,17 @@ func (p *Policy) Handle(ctx context.Context, r keyfuncs.Request, w ResponseWrite
 }
 
 // respond writes o's answer to w: its Response, or, for a denial under
-// WithDeniedHandler, what the handler writes once the headers are set. g,
-// unless nil, holds a Group's fields.
-func (p *Policy) respond(o *outcome, r keyfuncs.Request, w ResponseWriter, g *groupFields) {
+// WithDeniedHandler, what the handler writes once the headers are set.
+func (p *Policy) respond(o *outcome, r keyfuncs.Request, w ResponseWriter) {
 	resp := o.response
 	if resp == nil {
-		writeHeaders(o, w, "", g)
+		writeHeaders(o, w, "")
 		d := o.decision
 		p.release(o)
 		p.denied(w, r, d)
 		return
 	}
-	writeHeaders(o, w, resp.ContentType, g)
+	writeHeaders(o, w, resp.ContentType)
 	p.release(o)
 	// A write error means the client is gone: nobody is left to tell.
 	w.WriteHeader(resp.Status)
@@ -219,20 +210,16 @@ func (p *Policy) release(o *outcome) {
 }
 
 // writeHeaders sets o's headers, and the Content-Type when set, on w, the
-// way w supports; g, unless nil, holds a Group's IETF fields.
-func writeHeaders(o *outcome, w ResponseWriter, contentType string, g *groupFields) {
+// way w supports.
+func writeHeaders(o *outcome, w ResponseWriter, contentType string) {
 	if o.nh == 0 && contentType == "" {
 		return
 	}
 	switch w := w.(type) {
 	case headerMap:
-		h := w.Header()
-		o.setHeaderMap(h, contentType)
-		if g != nil {
-			g.setHeaderMap(o, h)
-		}
+		o.setHeaderMap(w.Header(), contentType)
 	case HeaderSetter:
-		w.SetHeaders(Headers{o: o, contentType: contentType, group: g})
+		w.SetHeaders(Headers{o: o, contentType: contentType})
 	}
 }
 

@@ -47,9 +47,9 @@ func WithRefund(refund func(status int) bool) Option {
 // holds only the context.
 type Pass struct {
 	ctx   context.Context
-	o     *outcome // held for Finish under WithRefund; nil otherwise
-	spend spend    // what o's request spent, when o is set
-	group []member // a Group's members held for Finish under WithRefund
+	o     *outcome  // held for Finish under WithRefund; nil otherwise
+	spend spend     // what o's request spent, when o is set
+	group *[]member // a Group's members held for Finish under WithRefund
 }
 
 // Context returns the context the next handler should see.
@@ -65,11 +65,8 @@ func (s Pass) WantsStatus() bool { return s.o != nil || s.group != nil }
 // back when the policy's predicate holds for status. Call it at most once
 // per Pass; it does nothing when WantsStatus is false.
 func (s Pass) Finish(status int) {
-	for _, m := range s.group {
-		if m.p.refund(status) {
-			m.p.refundNow(s.ctx, m.o, m.sp)
-		}
-		m.p.release(m.o)
+	if s.group != nil {
+		s.finishGroup(status)
 	}
 	o := s.o
 	if o == nil {
@@ -104,5 +101,16 @@ func (p *Policy) refundNow(ctx context.Context, o *outcome, sp spend) {
 		p.observe(e)
 	} else if err != nil {
 		p.logs.log(&p.logs.refundErr, "ratewarden: refund failed; the request's cost stays spent", t.name, err)
+	}
+}
+
+// finishGroup gives back, member by member, what a Group's request spent
+// under each policy whose WithRefund predicate holds for status.
+func (s Pass) finishGroup(status int) {
+	for _, m := range *s.group {
+		if m.p.refund(status) {
+			m.p.refundNow(s.ctx, m.o, m.sp)
+		}
+		m.p.release(m.o)
 	}
 }
