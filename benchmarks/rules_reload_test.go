@@ -9,9 +9,10 @@ package benchmarks
 //
 // BenchmarkRulesReload1000 is one rules.Set.Load of a 1,000-policy YAML
 // document (parse, validate, compile, swap). BenchmarkRulesReloadStall
-// decides requests through the Set, timing each, with and without a
-// goroutine that reloads the 1,000-policy document back to back; it reports
-// the p50 and p99 of a decision and, in the reloading row, the reloads done.
+// decides requests through the Set, timing each, with no reload, with a
+// goroutine that reloads the 1,000-policy document ten times a second, and
+// with one that reloads it back to back; it reports the p50 and p99 of a
+// decision and the reloads done.
 
 import (
 	"fmt"
@@ -30,16 +31,17 @@ import (
 )
 
 // reloadDocument returns a rules document of n policies (n/4 resources, each
-// with a list, a read, a write and a prefix policy) at version.
-func reloadDocument(n int, version int) []byte {
+// with a list, a read, a write and a prefix policy) at version, each limit
+// scaled by scale (1: a realistic API's; large: limits no benchmark reaches).
+func reloadDocument(n, version int, scale int64) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "schema: 1\nversion: %d\npolicies:\n", version)
 	for i := range n / 4 {
 		base := fmt.Sprintf("/api/v1/r%d", i)
-		fmt.Fprintf(&b, "  - {name: r%d-list, match: {paths: [%s], methods: [GET]}, limits: [100/m]}\n", i, base)
-		fmt.Fprintf(&b, "  - {name: r%d-read, match: {paths: [\"%s/{id}\"], methods: [GET, HEAD]}, limits: [10/s, 1000/h]}\n", i, base)
-		fmt.Fprintf(&b, "  - {name: r%d-write, match: {paths: [\"%s/{id}\"], methods: [PUT, DELETE]}, key: {header: X-API-Key}, limits: [5/s]}\n", i, base)
-		fmt.Fprintf(&b, "  - {name: r%d, match: {prefixes: [%s]}, algorithm: sliding-window, limits: [1000/m], dry_run: true}\n", i, base)
+		fmt.Fprintf(&b, "  - {name: r%d-list, match: {paths: [%s], methods: [GET]}, limits: [%d/m]}\n", i, base, 100*scale)
+		fmt.Fprintf(&b, "  - {name: r%d-read, match: {paths: [\"%s/{id}\"], methods: [GET, HEAD]}, limits: [%d/s, %d/h]}\n", i, base, 10*scale, 1000*scale)
+		fmt.Fprintf(&b, "  - {name: r%d-write, match: {paths: [\"%s/{id}\"], methods: [PUT, DELETE]}, key: {header: X-API-Key}, limits: [%d/s]}\n", i, base, 5*scale)
+		fmt.Fprintf(&b, "  - {name: r%d, match: {prefixes: [%s]}, algorithm: sliding-window, limits: [%d/m], dry_run: true}\n", i, base, 1000*scale)
 	}
 	return []byte(b.String())
 }
@@ -64,7 +66,7 @@ func newReloadSet(b *testing.B, doc []byte) *rules.Set {
 }
 
 func BenchmarkRulesReload1000(b *testing.B) {
-	docs := [2][]byte{reloadDocument(1000, 1), reloadDocument(1000, 2)}
+	docs := [2][]byte{reloadDocument(1000, 1, 1), reloadDocument(1000, 2, 1)}
 	s := newReloadSet(b, docs[0])
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -77,35 +79,39 @@ func BenchmarkRulesReload1000(b *testing.B) {
 }
 
 func BenchmarkRulesReloadStall(b *testing.B) {
-	for _, reloading := range []bool{false, true} {
-		name := "steady"
-		if reloading {
-			name = "reloading"
-		}
-		b.Run(name, func(b *testing.B) { benchDecideWhileReloading(b, reloading) })
+	rows := []struct {
+		name  string
+		every time.Duration // between reloads; -1: none, 0: back to back
+	}{{"steady", -1}, {"reloading-10-per-s", 100 * time.Millisecond}, {"reloading", 0}}
+	for _, row := range rows {
+		b.Run(row.name, func(b *testing.B) { benchDecideWhileReloading(b, row.every) })
 	}
 }
 
 // benchDecideWhileReloading times each of b.N decisions, one per request of
-// a mix, while a goroutine reloads back to back when reloading is set.
-func benchDecideWhileReloading(b *testing.B, reloading bool) {
-	docs := [2][]byte{reloadDocument(1000, 1), reloadDocument(1000, 2)}
+// a mix, while a goroutine reloads every interval (back to back for 0, never
+// for a negative one). The limits are out of reach, so every decision admits.
+func benchDecideWhileReloading(b *testing.B, every time.Duration) {
+	docs := [2][]byte{reloadDocument(1000, 1, 10_000), reloadDocument(1000, 2, 10_000)}
 	s := newReloadSet(b, docs[0])
 	views := reloadRequests()
 	w := httptest.NewRecorder()
 	var stop atomic.Bool
 	var reloads atomic.Int64
 	var wg sync.WaitGroup
-	if reloading {
+	if every >= 0 {
 		wg.Go(func() {
 			for i := 0; !stop.Load(); i++ {
 				if err := s.Load(docs[i%2], "bench.yaml"); err != nil {
 					panic(err)
 				}
 				reloads.Add(1)
+				time.Sleep(every) // pacing the load, not moving a clock
 			}
 		})
 	}
+	defer wg.Wait()        // a failing row must not leave the reloads running
+	defer stop.Store(true) // into the rows after it
 	lat := make([]time.Duration, b.N)
 	b.ResetTimer()
 	for i := range b.N {
@@ -123,7 +129,7 @@ func benchDecideWhileReloading(b *testing.B, reloading bool) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2]), "p50-ns")
 	b.ReportMetric(float64(lat[len(lat)*99/100]), "p99-ns")
-	if reloading {
+	if every >= 0 {
 		b.ReportMetric(float64(reloads.Load()), "reloads")
 	}
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/ratewarden/ratewarden/core"
@@ -27,8 +28,10 @@ type entry struct {
 }
 
 // compile builds doc's policies on st. Unlimited policies decide nothing: the
-// selector drops them once it applied their replaces.
-func (c *config) compile(st core.Store, doc *Document) (*compiled, error) {
+// selector drops them once it applied their replaces. A policy written exactly
+// as in prev (the rules in force, or nil), but for its position, keeps the
+// policy prev compiled: a reload compiles only what changed.
+func (c *config) compile(st core.Store, doc *Document, prev *compiled) (*compiled, error) {
 	sel, err := newSelector(doc.Policies)
 	if err != nil {
 		return nil, err
@@ -42,9 +45,12 @@ func (c *config) compile(st core.Store, doc *Document) (*compiled, error) {
 			toGroup[i] = -1
 			continue
 		}
-		e, err := c.compilePolicy(st, p)
-		if err != nil {
-			return nil, fmt.Errorf("policy %q: %w", p.Name, err)
+		e := prev.unchanged(p)
+		if e == nil {
+			var err error
+			if e, err = c.compilePolicy(st, p); err != nil {
+				return nil, fmt.Errorf("policy %q: %w", p.Name, err)
+			}
 		}
 		toGroup[i] = len(limiting)
 		limiting = append(limiting, e.policy)
@@ -55,6 +61,37 @@ func (c *config) compile(st core.Store, doc *Document) (*compiled, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// unchanged returns the entry prev compiled for a policy written as p, but
+// for positions, or nil.
+func (prev *compiled) unchanged(p *Policy) *entry {
+	if prev == nil {
+		return nil
+	}
+	e := prev.policies[p.Name]
+	if e == nil || !samePolicy(e.doc, p) {
+		return nil
+	}
+	return &entry{doc: p, policy: e.policy, tiers: e.tiers, overrides: e.overrides}
+}
+
+// samePolicy reports whether a and b say the same, wherever they are written.
+func samePolicy(a, b *Policy) bool {
+	x, y := *a, *b
+	x.Pos, y.Pos = Pos{}, Pos{}
+	x.Overrides, y.Overrides = withoutPos(x.Overrides), withoutPos(y.Overrides)
+	return reflect.DeepEqual(x, y)
+}
+
+// withoutPos returns overrides with their positions cleared.
+func withoutPos(overrides []Override) []Override {
+	out := make([]Override, len(overrides))
+	for i, o := range overrides {
+		o.Pos = Pos{}
+		out[i] = o
+	}
+	return out
 }
 
 // groupSelector turns the selector's document indexes into the group's,

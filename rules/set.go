@@ -54,7 +54,7 @@ func New(store core.Store, doc *Document, opts ...Option) (*Set, error) {
 	if err := doc.Validate(); err != nil {
 		return nil, err
 	}
-	c, err := s.cfg.compile(store, doc)
+	c, err := s.cfg.compile(store, doc, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +101,7 @@ func (s *Set) Replace(doc *Document, source string) error {
 func (s *Set) swap(doc *Document, source string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, err := s.cfg.compile(s.store, doc)
+	c, err := s.cfg.compile(s.store, doc, s.cur.Load())
 	if err != nil {
 		err = fmt.Errorf("%s: %w", source, err)
 		s.report(source, err)

@@ -304,3 +304,21 @@ func TestReadFile(t *testing.T) {
 		assert.ErrorIs(t, err, ErrFileUnreadable, path)
 	}
 }
+
+// A reload compiles only the policies that changed: the others keep what was
+// compiled before, even when they moved in the file.
+func TestReloadRecompilesOnlyWhatChanged(t *testing.T) {
+	s, _ := newSet(t, apiRules)
+	before := s.cur.Load().policies
+	moved := strings.Replace(apiRules, "version: 1\n", "version: 2\n# a comment that moves every policy down a line\n", 1)
+	next := strings.Replace(moved, "limits: [3/m]", "limits: [4/m]", 1)
+	require.NoError(t, s.Load([]byte(next), "rules.yaml"))
+	after := s.cur.Load().policies
+	assert.NotSame(t, before["login"].policy, after["login"].policy, "login changed")
+	for _, name := range []string{"api", "writes"} {
+		assert.Same(t, before[name].policy, after[name].policy, "%s did not change", name)
+		assert.NotEqual(t, before[name].doc.Pos, after[name].doc.Pos, "%s moved", name)
+	}
+	w, _ := do(s, "POST", "/login")
+	assert.Equal(t, `"login";q=4;w=60`, w.Header().Get(httplimit.HeaderRateLimitPolicy))
+}
