@@ -23,7 +23,7 @@
 //	ratewarden.memory_store.evictions  counter {eviction}: keys evicted
 //
 // The outcome is httplimit.Outcome's String: allowed, denied,
-// dry_run_denied, failed_open, failed_closed, key_error, skipped, refunded. A
+// dry_run_denied, failed_open, failed_closed, key_error, skipped, refunded, store_full. A
 // store error is a failed_open or failed_closed decision, or a refund that
 // failed. The duration histogram advises buckets from 50 µs to 1 s
 // (DefaultBuckets says why; WithBuckets or an SDK View changes them).

@@ -22,7 +22,7 @@
 //	ratewarden_memory_store_evictions_total      counter: keys evicted
 //
 // The outcome label is httplimit.Outcome's String: allowed, denied,
-// dry_run_denied, failed_open, failed_closed, key_error, skipped, refunded.
+// dry_run_denied, failed_open, failed_closed, key_error, skipped, refunded, store_full.
 // Every outcome of a policy is exported from its first decision on, at 0 until
 // it happens, so rates and ratios need no absent(). A store error is a
 // failed_open or failed_closed decision, or a refund that failed. The latency

@@ -58,7 +58,7 @@ func New(reg prometheus.Registerer, opts ...Option) (*Observer, error) {
 		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace:   c.namespace,
 			Name:        "decisions_total",
-			Help:        "Rate-limit decisions, by policy and outcome (allowed, denied, dry_run_denied, failed_open, failed_closed, key_error, skipped, refunded).",
+			Help:        "Rate-limit decisions, by policy and outcome (allowed, denied, dry_run_denied, failed_open, failed_closed, key_error, skipped, refunded, store_full).",
 			ConstLabels: c.constLabels,
 		}, []string{labelPolicy, labelOutcome}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
