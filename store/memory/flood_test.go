@@ -91,9 +91,13 @@ func TestFloodHeapPerKey(t *testing.T) {
 			live, inUse, held := floodPerKey(t, c.alg, c.limits, bound, flood)
 			require.Equal(t, bound, held, "the store is full")
 			limit := c.documented * floodHeapMargin
-			t.Logf("live %.1f B/key, in use %.1f B/key (bound %.0f)", live, inUse, limit)
+			// The heap in use moves by whole 8 KiB pages, which other tests'
+			// garbage can leave held: two pages of slack, 2 B/key under
+			// -race's small store, 0.5 B/key otherwise.
+			slack := 2 * 8192 / float64(held)
+			t.Logf("live %.1f B/key, in use %.1f B/key (bound %.0f, +%.1f for pages)", live, inUse, limit, slack)
 			assert.LessOrEqual(t, live, limit, "live heap per key")
-			assert.LessOrEqual(t, inUse, limit, "heap in use per key")
+			assert.LessOrEqual(t, inUse, limit+slack, "heap in use per key")
 		})
 	}
 }
