@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/store/luascript"
 )
 
 // RedisBackend is what the rules kept in Redis need of a Redis client: run a
@@ -77,7 +78,6 @@ const (
 
 // Bounds of the options.
 const (
-	maxPrefixLen    = 256
 	minPollInterval = 10 * time.Millisecond
 	maxPollInterval = 24 * time.Hour
 	maxRedisTimeout = time.Hour
@@ -103,11 +103,8 @@ type redisConfig struct {
 // bytes, and may not hold '{' or '}' (they would move the hash tag).
 func WithRedisPrefix(prefix string) RedisOption {
 	return func(c *redisConfig) error {
-		switch {
-		case strings.ContainsAny(prefix, "{}"):
-			return fmt.Errorf("%w: key prefix %q may not hold '{' or '}' (they would move the hash tag)", core.ErrInvalidOption, shorten(prefix))
-		case len(prefix) > maxPrefixLen:
-			return fmt.Errorf("%w: key prefix longer than %d bytes", core.ErrInvalidOption, maxPrefixLen)
+		if err := luascript.CheckPrefix(prefix); err != nil {
+			return err
 		}
 		c.prefix = prefix
 		return nil

@@ -46,15 +46,26 @@ func defaultConfig() config {
 // (they would move the hash tag).
 func WithPrefix(prefix string) Option {
 	return func(c *config) error {
-		switch {
-		case strings.ContainsAny(prefix, "{}"):
-			return fmt.Errorf("%w: key prefix %q may not hold '{' or '}' (they would move the hash tag)", core.ErrInvalidOption, truncate(prefix))
-		case len(prefix) > maxPrefixLen:
-			return fmt.Errorf("%w: key prefix longer than %d bytes", core.ErrInvalidOption, maxPrefixLen)
+		if err := CheckPrefix(prefix); err != nil {
+			return err
 		}
 		c.prefix = prefix
 		return nil
 	}
+}
+
+// CheckPrefix returns an error wrapping core.ErrInvalidOption for a key prefix
+// WithPrefix refuses: longer than 256 bytes, or holding '{' or '}'. Other
+// keys kept beside the store's under the same prefix (the rules in Redis,
+// package rules) are checked with it.
+func CheckPrefix(prefix string) error {
+	switch {
+	case strings.ContainsAny(prefix, "{}"):
+		return fmt.Errorf("%w: key prefix %q may not hold '{' or '}' (they would move the hash tag)", core.ErrInvalidOption, truncate(prefix))
+	case len(prefix) > maxPrefixLen:
+		return fmt.Errorf("%w: key prefix longer than %d bytes", core.ErrInvalidOption, maxPrefixLen)
+	}
+	return nil
 }
 
 // WithCallerClock makes the scripts decide at TakeRequest.Now (the limiter's
