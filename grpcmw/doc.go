@@ -1,0 +1,2 @@
+// Package grpcmw is ratewarden's interceptors for gRPC servers.
+package grpcmw

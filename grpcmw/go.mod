@@ -1,0 +1,16 @@
+module github.com/ratewarden/ratewarden/grpcmw
+
+go 1.26.0
+
+replace github.com/ratewarden/ratewarden => ..
+
+replace github.com/ratewarden/ratewarden/rules => ../rules
+
+require (
+	golang.org/x/net v0.60.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+	golang.org/x/text v0.42.0 // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20261110000943-09e21b237f2c // indirect
+	google.golang.org/grpc v1.85.0 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
+)
