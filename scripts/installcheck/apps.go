@@ -15,20 +15,24 @@ type app struct {
 const root = "github.com/ratewarden/ratewarden"
 
 // netHTTPForbidden are the modules a net/http program must never hold: those
-// of the other frameworks, of JWTs, of Redis clients and of metrics SDKs.
+// of the other frameworks and of gRPC, of JWTs, of Redis clients and of metrics SDKs.
 var netHTTPForbidden = []string{
 	"github.com/golang-jwt", "github.com/gin-gonic", "github.com/valyala/fasthttp", "github.com/redis/go-redis",
-	"github.com/prometheus/", "go.opentelemetry.io/",
+	"github.com/prometheus/", "go.opentelemetry.io/", "github.com/labstack/echo", "github.com/gofiber/fiber",
+	"google.golang.org/grpc", "google.golang.org/genproto",
 }
 
-// apps are the programs of the check: one per adapter, one per Redis binding,
-// one per metrics module, and one of the rules module.
+// apps are the programs of the check: one per adapter (Echo v5, Fiber v3 and
+// gRPC among them), one per Redis binding, one per metrics module, and one of
+// the rules module.
 var apps = []app{
 	{name: "stdhttp", module: root, source: stdhttpApp, forbidden: netHTTPForbidden},
 	{name: "rules", module: root + "/rules", source: rulesApp, forbidden: netHTTPForbidden},
 	{name: "ginmw", module: root + "/ginmw", source: ginApp},
 	{name: "echomw", module: root + "/echomw", source: echoApp},
 	{name: "fibermw", module: root + "/fibermw", source: fiberApp},
+	{name: "echo5mw", module: root + "/echo5mw", source: echo5App},
+	{name: "fiber3mw", module: root + "/fiber3mw", source: fiber3App},
 	{name: "redis", module: root + "/store/redis", source: redisApp},
 	{name: "rueidis", module: root + "/store/rueidis", source: rueidisApp},
 	{name: "prometheus", module: root + "/metrics/prometheus", source: prometheusApp},
