@@ -26,7 +26,7 @@ func ExampleParseLimit() {
 	// "10/s burst 20" rate 10 per 1s, burst 20, one every 100ms: 10/s burst 20
 	// " 3 / 1h30m "  rate 3 per 1h30m0s, burst 3, one every 30m0s: 3/1h30m0s
 	// true ratewarden: invalid limit: "0/s": rate must be positive, got 0
-	// true ratewarden: invalid limit: "10/fortnight": period is neither a unit nor a duration (want RATE/PERIOD such as 10/s, 100/m or 5/30s)
+	// true ratewarden: invalid limit: "10/fortnight": period is not a unit (ms, s, m, h, d, or sec, min, hr, hour, day), a multiple of one (30s, 15min, 7d) or a Go duration (1h30m) (want RATE/PERIOD such as 10/s, 100/m or 5/30s)
 }
 
 // The algorithms are pure functions of states, limits, a cost and a time:

@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -137,15 +138,40 @@ func formatPeriod(d time.Duration) string {
 }
 
 var unitPeriods = map[string]time.Duration{
-	"ms": time.Millisecond, "s": time.Second, "sec": time.Second, "second": time.Second,
-	"m": time.Minute, "min": time.Minute, "minute": time.Minute,
-	"h": time.Hour, "hour": time.Hour, "d": 24 * time.Hour, "day": 24 * time.Hour,
+	"ms": time.Millisecond, "s": time.Second, "sec": time.Second, "second": time.Second, "seconds": time.Second,
+	"m": time.Minute, "min": time.Minute, "minute": time.Minute, "minutes": time.Minute,
+	"h": time.Hour, "hr": time.Hour, "hour": time.Hour, "hours": time.Hour,
+	"d": 24 * time.Hour, "day": 24 * time.Hour, "days": 24 * time.Hour,
+}
+
+// badPeriod is the error about a period ParseLimit cannot read: it lists
+// every unit and the ways to write a multiple of one.
+const badPeriod = "period is not a unit (ms, s, m, h, d, or sec, min, hr, hour, day), " +
+	"a multiple of one (30s, 15min, 7d) or a Go duration (1h30m)"
+
+// parsePeriod reads a limit's period: a unit ("m"), a whole multiple of one
+// ("15min", "7d"), or a Go duration ("1h30m").
+func parsePeriod(s string) (time.Duration, bool) {
+	if d, ok := unitPeriods[s]; ok {
+		return d, true
+	}
+	digits := len(s) - len(strings.TrimLeft(s, "0123456789"))
+	if unit, ok := unitPeriods[s[digits:]]; ok && digits > 0 && digits <= 9 {
+		n, err := strconv.ParseInt(s[:digits], 10, 64)
+		if err == nil && n <= math.MaxInt64/int64(unit) { // Validate judges the size
+			return time.Duration(n) * unit, true
+		}
+		return 0, false
+	}
+	d, err := time.ParseDuration(s)
+	return d, err == nil
 }
 
 // ParseLimit reads a limit written as RATE/PERIOD, optionally followed by
 // " burst N": "10/s", "100/m", "1000/h", "5000/d", "5/30s", "100/1m30s",
-// "10/s burst 20". PERIOD is a unit (ms, s, m, h, d, or sec, min, hour, day) or
-// a Go duration such as 30s or 1h30m. It returns an error wrapping
+// "10/s burst 20". PERIOD is a unit (ms, s, m, h, d, or sec, min, hr, hour,
+// day and their plurals), a whole multiple of one such as 15min or 7d, or a Go
+// duration such as 30s or 1h30m. Weeks and months are not units: a week is 7d. It returns an error wrapping
 // ErrInvalidLimit for anything else, or for a limit that cannot be enforced.
 func ParseLimit(s string) (Limit, error) {
 	orig := s
@@ -177,13 +203,9 @@ func ParseLimit(s string) (Limit, error) {
 		return bad("rate is not a whole number")
 	}
 	periodStr = strings.TrimSpace(periodStr)
-	period, ok := unitPeriods[periodStr]
+	period, ok := parsePeriod(periodStr)
 	if !ok {
-		d, err := time.ParseDuration(periodStr)
-		if err != nil {
-			return bad("period is neither a unit nor a duration")
-		}
-		period = d
+		return bad(badPeriod)
 	}
 	l := Limit{Rate: rate, Period: period, Burst: burst}
 	if burst == 0 {

@@ -140,6 +140,13 @@ func TestParseLimit(t *testing.T) {
 		{"1/1µs", core.Every(1, time.Microsecond)},
 		{"+4/s", core.PerSecond(4)},
 		{"10/s  burst  20", core.PerSecond(10).WithBurst(20)},
+		{"100/hr", core.PerHour(100)},
+		{"100/hours", core.PerHour(100)},
+		{"5/15min", core.Every(5, 15*time.Minute)},
+		{"5/15m", core.Every(5, 15*time.Minute)},
+		{"1000/7d", core.Every(1000, 7*24*time.Hour)},
+		{"20/2days", core.Every(20, 48*time.Hour)},
+		{"50/500ms", core.Every(50, 500*time.Millisecond)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -158,13 +165,13 @@ func TestParseLimitRejects(t *testing.T) {
 		{"", "no '/'"},
 		{"   ", "no '/'"},
 		{"garbage", "no '/'"},
-		{"10/", "period is neither a unit nor a duration"},
+		{"10/", "period is not a unit (ms, s, m, h, d, or sec, min, hr, hour, day), a multiple of one (30s, 15min, 7d) or a Go duration (1h30m)"},
 		{"/s", "rate is not a whole number"},
 		{"ten/s", "rate is not a whole number"},
 		{"1.5/s", "rate is not a whole number"},
-		{"10/fortnight", "period is neither a unit nor a duration"},
+		{"10/fortnight", "period is not a unit (ms, s, m, h, d, or sec, min, hr, hour, day), a multiple of one (30s, 15min, 7d) or a Go duration (1h30m)"},
 		{"10/s burst x", "burst is not a whole number"},
-		{"10/s burst ", "period is neither a unit nor a duration"}, // TrimSpace eats the trailing space: "burst" is then part of the period
+		{"10/s burst ", "period is not a unit (ms, s, m, h, d, or sec, min, hr, hour, day), a multiple of one (30s, 15min, 7d) or a Go duration (1h30m)"}, // TrimSpace eats the trailing space: "burst" is then part of the period
 		{"10/s burst 0", "burst must be positive"},
 		{"10/s burst -3", "burst must be positive"},
 		{"10/s burst 99999999999999999999", "burst is out of range"},
@@ -177,11 +184,19 @@ func TestParseLimitRejects(t *testing.T) {
 		{"2000000/s", "more than one event per microsecond"},
 		{"1/1500ns", "not a whole number of microseconds"},
 		{"1/90000h", "is longer than the maximum"},
-		{"1/9999999999999h", "period is neither a unit nor a duration"}, // overflows time.Duration
+		{"1/9999999999999h", "period is not a unit (ms, s, m, h, d, or sec, min, hr, hour, day), a multiple of one (30s, 15min, 7d) or a Go duration (1h30m)"}, // overflows time.Duration
 		{"1/h burst 9223372036854775807", "spans more than"},
-		{"10/s/s", "period is neither a unit nor a duration"},
-		{`10/s "x"`, "period is neither a unit nor a duration"},
+		{"10/s/s", "period is not a unit (ms, s, m, h, d, or sec, min, hr, hour, day), a multiple of one (30s, 15min, 7d) or a Go duration (1h30m)"},
+		{`10/s "x"`, "period is not a unit (ms, s, m, h, d, or sec, min, hr, hour, day), a multiple of one (30s, 15min, 7d) or a Go duration (1h30m)"},
 		{"10 s", "no '/'"},
+		{"100/w", "period is not a unit"},
+		{"100/week", "period is not a unit"},
+		{"100/month", "period is not a unit"},
+		{"5/0min", "period must be positive"},
+		{"5/15fortnights", "period is not a unit"},
+		{"5/99999999999999999999d", "period is not a unit"}, // the multiple overflows
+		{"5/9999999999d", "period is not a unit"},           // the product overflows time.Duration
+		{"5/-15min", "period is not a unit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

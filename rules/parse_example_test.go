@@ -57,7 +57,7 @@ policies:
 	fmt.Println(errors.Is(err, rules.ErrInvalidRules))
 	// Output:
 	// line 5, column 14, at policies[0].limits[0]:
-	//   ratewarden: invalid limit: "5/x": period is neither a unit nor a duration (want RATE/PERIOD such as 10/s, 100/m or 5/30s)
+	//   ratewarden: invalid limit: "5/x": period is not a unit (ms, s, m, h, d, or sec, min, hr, hour, day), a multiple of one (30s, 15min, 7d) or a Go duration (1h30m) (want RATE/PERIOD such as 10/s, 100/m or 5/30s)
 	// line 8, column 14, at policies[1].limits[0]:
 	//   "10/s burst 20": ratewarden: invalid limit: fixed-window counts Rate per window and takes no burst (got burst 20 for rate 10); use token-bucket, leaky-bucket or gcra for bursts
 	// line 9, column 16, at policies[1].replaces[0]:

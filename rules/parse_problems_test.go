@@ -137,7 +137,7 @@ func TestParseProblemsOfValues(t *testing.T) {
 		{"no policies", "schema: 1\nversion: 1\npolicies: []\n",
 			[]want{{"3:11", "policies", `no policies: a document has at least one`}}},
 		{"a limit that does not parse", one("{name: a, limits: [1/s, 100/x]}"),
-			[]want{{"4:29", "policies[0].limits[1]", `ratewarden: invalid limit: "100/x": period is neither a unit nor a duration (want RATE/PERIOD such as 10/s, 100/m or 5/30s)`}}},
+			[]want{{"4:29", "policies[0].limits[1]", `ratewarden: invalid limit: "100/x": period is not a unit (ms, s, m, h, d, or sec, min, hr, hour, day), a multiple of one (30s, 15min, 7d) or a Go duration (1h30m) (want RATE/PERIOD such as 10/s, 100/m or 5/30s)`}}},
 		{"a window's burst", one("{name: a, algorithm: fixed-window, limits: [10/s burst 20]}"),
 			[]want{{"4:49", "policies[0].limits[0]", `"10/s burst 20": ratewarden: invalid limit: fixed-window counts Rate per window and takes no burst (got burst 20 for rate 10); use token-bucket, leaky-bucket or gcra for bursts`}}},
 		{"a window's burst from the defaults", "schema: 1\nversion: 1\ndefaults: {algorithm: sliding_window}\npolicies: [{name: a, limits: [1/s, 10/s burst 20]}]\n",

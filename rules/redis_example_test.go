@@ -76,5 +76,5 @@ func ExamplePushRules() {
 	fmt.Println(err)
 	// Output:
 	// true
-	// push:4:26: policies[0].limits[0]: ratewarden: invalid limit: "100/x": period is neither a unit nor a duration (want RATE/PERIOD such as 10/s, 100/m or 5/30s)
+	// push:4:26: policies[0].limits[0]: ratewarden: invalid limit: "100/x": period is not a unit (ms, s, m, h, d, or sec, min, hr, hour, day), a multiple of one (30s, 15min, 7d) or a Go duration (1h30m) (want RATE/PERIOD such as 10/s, 100/m or 5/30s)
 }

@@ -59,7 +59,7 @@ policies:
 `), "rules.yaml")
 	fmt.Println(err)
 	// Output:
-	// rules.yaml:5:26: policies[0].limits[0]: ratewarden: invalid limit: "100/x": period is neither a unit nor a duration (want RATE/PERIOD such as 10/s, 100/m or 5/30s)
+	// rules.yaml:5:26: policies[0].limits[0]: ratewarden: invalid limit: "100/x": period is not a unit (ms, s, m, h, d, or sec, min, hr, hour, day), a multiple of one (30s, 15min, 7d) or a Go duration (1h30m) (want RATE/PERIOD such as 10/s, 100/m or 5/30s)
 	// rules.yaml:6:12: policies[1].name: duplicate policy name "api" (first at 5:12)
 	// rules.yaml:6:33: policies[1]: unknown field "dry_rn" in a policy (did you mean "dry_run"?)
 }
