@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
+	"go.yaml.in/yaml/v4"
 )
 
 // Bounds on a rules document. Parse refuses a document beyond any of them
@@ -132,9 +132,19 @@ func soleDocument(d *decoder, dec *yaml.Decoder) bool {
 	}
 }
 
-// yamlProblem records a YAML syntax error, at the line yaml names ("yaml:
-// line 3: ...") or line 1.
+// yamlProblem records a YAML syntax error at the offending token: the
+// position yaml's LoadError marks (the problem, not the construct around it),
+// else the line its text names ("yaml: line 3: ..."), else line 1.
 func yamlProblem(d *decoder, err error) {
+	var le *yaml.LoadError
+	if errors.As(err, &le) && le.Mark.Line >= 1 {
+		msg := le.Message
+		if le.ContextMsg != "" && le.ContextMark.Line >= 1 && le.ContextMark != le.Mark {
+			msg += fmt.Sprintf(" (%s that starts at %d:%d)", le.ContextMsg, le.ContextMark.Line, le.ContextMark.Column)
+		}
+		d.add(Pos{Line: le.Mark.Line, Column: max(le.Mark.Column, 0)}, nil, err, "not valid YAML: %s", msg)
+		return
+	}
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	pos := Pos{Line: 1}
 	if rest, ok := strings.CutPrefix(msg, "line "); ok {

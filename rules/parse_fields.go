@@ -3,7 +3,7 @@ package rules
 import (
 	"strings"
 
-	"go.yaml.in/yaml/v3"
+	"go.yaml.in/yaml/v4"
 
 	"github.com/ratewarden/ratewarden/core"
 )

@@ -1,10 +1,10 @@
 package rules
 
 import (
-	"go.yaml.in/yaml/v3"
+	"go.yaml.in/yaml/v4"
 )
 
-// The YAML parser (go.yaml.in/yaml/v3) builds a node tree in proportion to
+// The YAML parser (go.yaml.in/yaml/v4) builds a node tree in proportion to
 // the input: it refuses nesting deeper than 10,000 levels itself, and it
 // never expands an alias (an *alias node points at its anchor's node). What
 // expands aliases, and so could run away on an alias bomb ("billion

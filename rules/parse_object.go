@@ -3,7 +3,7 @@ package rules
 import (
 	"strings"
 
-	"go.yaml.in/yaml/v3"
+	"go.yaml.in/yaml/v4"
 )
 
 // field is one field an object of a document may hold, and how its value is

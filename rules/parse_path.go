@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
+	"go.yaml.in/yaml/v4"
 )
 
 // path is where a value sits in a document: a chain of fields (or map keys,
