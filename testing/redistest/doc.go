@@ -5,6 +5,11 @@
 // addresses, so tests of any client (go-redis, rueidis) and benchmarks can use
 // it.
 //
+// StartSecure starts a server protected as a managed Redis is: a password
+// (requirepass), an ACL user, TLS with a certificate signed by a CA made at
+// run time (NewTestCA), or all of them; its CAFile and ClientTLS give what a
+// client trusts, and Do talks to it through its protection.
+//
 // When the environment names a server (REDIS_URL for a single node,
 // REDIS_CLUSTER_ADDRS, comma-separated, for a cluster), Start and StartCluster
 // return it instead of starting one; tests then share it, so they should use

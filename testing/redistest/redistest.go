@@ -38,6 +38,8 @@ type Server struct {
 	external bool
 	dir      string
 	args     []string
+	// secure is how a server of StartSecure is protected; nil for the others.
+	secure *secureState
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
@@ -250,6 +252,12 @@ func requireBinaries(t testing.TB, names ...string) {
 // when the chosen one is taken before the server binds it. conf, when set, is
 // a configuration file to read first (Sentinel needs one it can rewrite).
 func startServer(dir, conf string, extra []string) (*Server, error) {
+	return startServerWith(dir, conf, extra, nil)
+}
+
+// startServerWith is startServer with secure, when not nil, setting up a
+// protected server (StartSecure) on the port chosen.
+func startServerWith(dir, conf string, extra []string, secure *secureState) (*Server, error) {
 	var lastErr error
 	for range 5 {
 		port, err := freePort(slices.Contains(extra, "--cluster-enabled"))
@@ -268,6 +276,9 @@ func startServer(dir, conf string, extra []string) (*Server, error) {
 			"--save", "", "--appendonly", "no", "--protected-mode", "no", "--daemonize", "no",
 			"--loglevel", "warning", "--logfile", "redis.log"),
 			extra...)
+		if secure != nil {
+			secure.setUp(s, port)
+		}
 		if lastErr = s.launch(); lastErr == nil {
 			return s, nil
 		}
@@ -295,7 +306,7 @@ func (s *Server) launch() error {
 			return fmt.Errorf("%w: redis-server on %s exited at start: %s", ErrUnavailable, s.addr, s.logTail())
 		default:
 		}
-		if reply, err := command(s.addr, "PING"); err == nil && reply == "PONG" {
+		if reply, err := s.ping(); err == nil && reply == "PONG" {
 			s.cmd, s.exited = cmd, exited
 			return nil
 		}
@@ -352,6 +363,11 @@ func command(addr string, args ...string) (string, error) {
 		return "", err
 	}
 	defer conn.Close()
+	return roundTrip(conn, bufio.NewReader(conn), args...)
+}
+
+// roundTrip sends one command on conn and reads its reply from rd.
+func roundTrip(conn net.Conn, rd *bufio.Reader, args ...string) (string, error) {
 	_ = conn.SetDeadline(time.Now().Add(2 * time.Second))
 	var b strings.Builder
 	fmt.Fprintf(&b, "*%d\r\n", len(args))
@@ -361,7 +377,6 @@ func command(addr string, args ...string) (string, error) {
 	if _, err := conn.Write([]byte(b.String())); err != nil {
 		return "", err
 	}
-	rd := bufio.NewReader(conn)
 	line, err := rd.ReadString('\n')
 	if err != nil {
 		return "", err
