@@ -19,6 +19,9 @@ type Limiter struct {
 	ns     string
 	name   string // the limit set's name (see Name)
 	plan   plan   // computed once from alg and limits
+	// breaker stops asking a failing store for a while (see WithBreaker);
+	// nil when off. Tiers share their limiter's.
+	breaker *breaker
 }
 
 // Option configures a Limiter.
@@ -68,7 +71,7 @@ func NewLimiter(store Store, alg Algorithm, limit Limit, opts ...Option) (*Limit
 	if store == nil {
 		return nil, fmt.Errorf("%w: nil store", ErrInvalidOption)
 	}
-	l := &Limiter{alg: alg, limits: []Limit{limit}, store: store, clock: SystemClock{}}
+	l := &Limiter{alg: alg, limits: []Limit{limit}, store: store, clock: SystemClock{}, breaker: &breaker{cfg: DefaultBreaker()}}
 	for _, o := range opts {
 		if o == nil {
 			return nil, fmt.Errorf("%w: nil option", ErrInvalidOption)
@@ -130,7 +133,10 @@ func (l *Limiter) Allow(ctx context.Context, key string) (Decision, error) {
 
 // AllowN decides whether key may spend n now, and spends it if so. n == 0 is a
 // peek; a negative n is an error. An error means the store could not decide;
-// the caller chooses whether to fail open or closed.
+// the caller chooses whether to fail open or closed. While the limiter's
+// circuit breaker is open (WithBreaker), the error is ErrBreakerOpen, at
+// once, and the Decision's RetryAfter is the time until the breaker probes
+// the store again.
 func (l *Limiter) AllowN(ctx context.Context, key string, n int64) (Decision, error) {
 	return l.AllowNAt(ctx, key, n, time.Time{})
 }
@@ -152,13 +158,37 @@ func (l *Limiter) AllowNAt(ctx context.Context, key string, n int64, arrival tim
 	default:
 		now = systemAt(arrival)
 	}
+	probe := false
+	if b := l.breaker; b != nil && b.openUntil.Load() != 0 {
+		var ask bool
+		var wait time.Duration
+		if ask, probe, wait = b.enter(now.UnixNano()); !ask {
+			return Decision{RetryAfter: wait}, ErrBreakerOpen
+		}
+	}
 	d, err = l.store.Take(ctx, TakeRequest{
 		Key: key, Namespace: l.ns, Algorithm: l.alg, Limits: l.limits, Cost: n, Now: now, plan: &l.plan,
 	})
+	if b := l.breaker; b != nil && (err != nil || probe || b.failures.Load() != 0) {
+		l.record(ctx, err, probe, now)
+	}
 	if err == nil {
 		d.at, d.spent = Micros(now), n
 	}
 	return
+}
+
+// record tells l's breaker how a store call that began at began ended; a
+// failure is dated when it is known, after a timeout.
+func (l *Limiter) record(ctx context.Context, err error, probe bool, began time.Time) {
+	at := began
+	if err != nil {
+		at = l.clock.Now()
+		if l.sys {
+			at = SystemClock{}.Now()
+		}
+	}
+	l.breaker.record(ctx, err, probe, at.UnixNano())
 }
 
 // ErrWouldExceed is returned by Wait when the request cannot be admitted

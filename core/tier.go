@@ -23,7 +23,7 @@ func (l *Limiter) Tier(name string, limit Limit, more ...Limit) (*Limiter, error
 	if err := validateName(name); err != nil {
 		return nil, err
 	}
-	t := &Limiter{alg: l.alg, store: l.store, clock: l.clock, sys: l.sys, ns: l.ns}
+	t := &Limiter{alg: l.alg, store: l.store, clock: l.clock, sys: l.sys, ns: l.ns, breaker: l.breaker}
 	limits := append(append(make([]Limit, 0, 1+len(more)), limit), more...)
 	err := t.setLimits(limits, name, func(lim Limit) string { return name + " " + lim.String() })
 	if err != nil {
@@ -78,7 +78,8 @@ func (l *Limiter) request(key string, cost int64, now time.Time) TakeRequest {
 // admitted now), never raises key above a fresh key's quota, and gives back
 // nothing once the admission's window has passed or its meter has refilled
 // (see Algorithm). n <= 0 or a denied admitted is an error wrapping
-// ErrInvalidCost.
+// ErrInvalidCost; while the limiter's breaker is open it returns
+// ErrBreakerOpen without asking the store.
 func (l *Limiter) Refund(ctx context.Context, key string, n int64, admitted Decision) (Decision, error) {
 	if n <= 0 {
 		return Decision{}, fmt.Errorf("%w: refund of %d, want a positive amount", ErrInvalidCost, n)
@@ -97,7 +98,17 @@ func (l *Limiter) Refund(ctx context.Context, key string, n int64, admitted Deci
 			req.Admitted = at
 		}
 	}
+	if b := l.breaker; b != nil {
+		// A refund never probes (the requests do): while the breaker is
+		// open it gives nothing back.
+		if until := b.openUntil.Load(); until != 0 {
+			return Decision{RetryAfter: max(time.Duration(until-now.UnixNano()), 0)}, ErrBreakerOpen
+		}
+	}
 	d, err := l.store.Take(ctx, req)
+	if l.breaker != nil && (err != nil || l.breaker.failures.Load() != 0) {
+		l.record(ctx, err, false, now)
+	}
 	if err == nil {
 		d.at = Micros(now)
 	}
