@@ -1,6 +1,7 @@
 package httplimit
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/ratewarden/ratewarden/core"
@@ -23,6 +24,11 @@ type Override struct {
 	// limiter: build it with the policy limiter's Tier, so that it shares its
 	// store, algorithm and namespace; headers and events carry its name.
 	Limiter *core.Limiter
+	// Name is what a Blocked key's answers are named in the RateLimit-Policy
+	// and RateLimit fields, the problem body and the observer's events
+	// (rules names them "policy/override"); empty, the default tier's name.
+	// A Limiter override is named by its limiter.
+	Name string
 }
 
 // WithOverrides gives named keys their own treatment (see Override): a
@@ -43,6 +49,9 @@ func WithOverrides(overrides map[string]Override) Option {
 			if n != 1 {
 				return fmt.Errorf("%w: the override of key %q must set exactly one of Blocked, Unlimited and Limiter", core.ErrInvalidOption, truncate(k))
 			}
+			if o.Name != "" && !o.Blocked {
+				return fmt.Errorf("%w: the override of key %q has a Name, which only a Blocked override takes", core.ErrInvalidOption, truncate(k))
+			}
 		}
 		p.overrideSpecs = overrides
 		return nil
@@ -52,7 +61,7 @@ func WithOverrides(overrides map[string]Override) Option {
 // override is an Override made ready for requests.
 type override struct {
 	blocked, unlimited bool
-	t                  *tier // Limiter's tier, or the blocked tier
+	t                  *tier // Limiter's tier, or the blocked tier of its name
 }
 
 // buildOverrides makes the policy's overrides once its default tier is
@@ -63,17 +72,20 @@ func (p *Policy) buildOverrides() error {
 	}
 	p.overrides = make(map[string]override, len(p.overrideSpecs))
 	byLimiter := map[*core.Limiter]*tier{}
+	blocked := map[string]*tier{}
 	for k, o := range p.overrideSpecs {
 		switch {
 		case o.Blocked:
-			if p.blockedTier == nil {
-				t, err := p.newBlockedTier()
-				if err != nil {
+			name := cmp.Or(o.Name, p.def.name)
+			t := blocked[name]
+			if t == nil {
+				var err error
+				if t, err = p.newBlockedTier(name); err != nil {
 					return err
 				}
-				p.blockedTier = t
+				blocked[name] = t
 			}
-			p.overrides[k] = override{blocked: true, t: p.blockedTier}
+			p.overrides[k] = override{blocked: true, t: t}
 		case o.Unlimited:
 			p.overrides[k] = override{unlimited: true}
 		default:
@@ -93,20 +105,19 @@ func (p *Policy) buildOverrides() error {
 	return nil
 }
 
-// newBlockedTier returns the tier of blocked keys: the default tier's name,
-// a quota of 0 over the default limit's period.
-func (p *Policy) newBlockedTier() (*tier, error) {
+// newBlockedTier returns the tier of blocked keys named name: a quota of 0
+// over the default limit's period.
+func (p *Policy) newBlockedTier(name string) (*tier, error) {
 	l := p.lim.Limits()[0]
-	p.blockedLimit = core.Limit{Rate: 0, Period: l.Period, Name: p.def.name}
-	t := &tier{p: p, lim: p.lim, name: p.def.name}
-	return t, t.setLimitHeaders([]core.Limit{p.blockedLimit})
+	t := &tier{p: p, lim: p.lim, name: name}
+	return t, t.setLimitHeaders([]core.Limit{{Rate: 0, Period: l.Period, Name: name}})
 }
 
-// blockedDecision is the decision of a blocked key's request: denied, a
-// quota of 0, back after the period (when it will be denied again).
-func (p *Policy) blockedDecision() core.Decision {
-	w := p.blockedLimit.Period
-	return core.Decision{Limit: p.blockedLimit, ResetAfter: w, RetryAfter: w}
+// blockedDecision is the decision of a blocked key's request under t:
+// denied, a quota of 0, back after the period (when it will be denied again).
+func blockedDecision(t *tier) core.Decision {
+	w := t.lim.Limits()[0].Period
+	return core.Decision{Limit: core.Limit{Rate: 0, Period: w, Name: t.name}, ResetAfter: w, RetryAfter: w}
 }
 
 // overridden answers the request of an unlimited key (it passes, skipped) or
@@ -118,6 +129,6 @@ func (p *Policy) overridden(r keyfuncs.Request, ov override) *outcome {
 		}
 		return p.passOutcome
 	}
-	d := p.blockedDecision()
+	d := blockedDecision(ov.t)
 	return p.deny(p.newOutcome(ov.t, &d), r, 0)
 }

@@ -30,9 +30,11 @@ func overridden(t *testing.T, opts ...Option) (*Policy, *core.Limiter) {
 func TestWithOverridesRefusesAmbiguousOverrides(t *testing.T) {
 	_, lim := tiered(t)
 	for name, ov := range map[string]Override{
-		"none": {},
-		"two":  {Blocked: true, Unlimited: true},
-		"all":  {Blocked: true, Unlimited: true, Limiter: lim},
+		"none":                       {},
+		"two":                        {Blocked: true, Unlimited: true},
+		"all":                        {Blocked: true, Unlimited: true, Limiter: lim},
+		"a name on an unlimited key": {Unlimited: true, Name: "x"},
+		"a name on a limiter":        {Limiter: lim, Name: "x"},
 	} {
 		_, err := New(lim, WithOverrides(map[string]Override{"k": ov}))
 		assert.ErrorIs(t, err, core.ErrInvalidOption, name)
@@ -57,6 +59,27 @@ func TestBlockedKeyIsDeniedWithAZeroQuota(t *testing.T) {
 	d, err := lim.Peek(context.Background(), "10.0.0.1:1")
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), d.Remaining, "a blocked key's requests never reach the store")
+}
+
+// A named blocked key is answered under its name (rules names it
+// "policy/override"), and keys blocked under different names keep theirs.
+func TestBlockedKeyIsAnsweredUnderItsName(t *testing.T) {
+	rec := &recorder{}
+	_, lim := tiered(t)
+	p, err := New(lim, WithKey(peerKey), WithObserver(rec), WithOverrides(map[string]Override{
+		"10.0.0.1:1": {Blocked: true, Name: "api/override"},
+		"10.0.0.2:1": {Blocked: true, Name: "api/leaked"},
+		"10.0.0.3:1": {Blocked: true},
+	}))
+	require.NoError(t, err)
+	for peer, name := range map[string]string{"10.0.0.1:1": "api/override", "10.0.0.2:1": "api/leaked", "10.0.0.3:1": "default"} {
+		w, _, next := serve(p, fakereq.New(peer, "Accept", "application/json"))
+		assert.False(t, next)
+		assert.Equal(t, `"`+name+`";q=0;w=60`, w.Header().Get(HeaderRateLimitPolicy), peer)
+		assert.Equal(t, `"`+name+`";r=0;t=60`, w.Header().Get(HeaderRateLimit), peer)
+		assert.Contains(t, w.Body.String(), `"violated-policies":["`+name+`"]`, peer)
+		assert.Equal(t, name, rec.last().Policy, peer)
+	}
 }
 
 // In a dry run a blocked key goes on, with the truthful headers.

@@ -46,9 +46,7 @@ type Policy struct {
 	// WithOverrides: the specs until New builds them, then per key.
 	overrideSpecs map[string]Override
 	overrides     map[string]override
-	overrideTiers []*tier    // one per distinct override limiter
-	blockedTier   *tier      // the answers of a blocked key
-	blockedLimit  core.Limit // a quota of 0 over the default limit's period
+	overrideTiers []*tier // one per distinct override limiter
 	// Shared read-only outcomes for answers that carry no per-request data,
 	// indexed [JSON][HEAD].
 	passOutcome  *outcome

@@ -240,7 +240,7 @@ func (c *config) overrideOption(e *entry, p *Policy, lim *core.Limiter) (httplim
 	for _, o := range p.Overrides {
 		switch {
 		case o.Blocked:
-			m[o.Key] = httplimit.Override{Blocked: true}
+			m[o.Key] = httplimit.Override{Blocked: true, Name: p.Name + "/override"}
 		case o.Unlimited:
 			m[o.Key] = httplimit.Override{Unlimited: true}
 		default:

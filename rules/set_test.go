@@ -152,7 +152,7 @@ func TestSetOverrides(t *testing.T) {
 	w, next := do(s, "GET", "/api/items", "X-API-Key", "leaked")
 	assert.False(t, next)
 	assert.Equal(t, 429, w.Code)
-	assert.Equal(t, `"api/free";q=0;w=60`, w.Header().Get(httplimit.HeaderRateLimitPolicy))
+	assert.Equal(t, `"api/override";q=0;w=60`, w.Header().Get(httplimit.HeaderRateLimitPolicy), "named as docs/rules.md says: policy/override")
 	for range 5 {
 		_, next := do(s, "GET", "/api/items", "X-API-Key", "monitor")
 		assert.True(t, next)

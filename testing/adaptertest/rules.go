@@ -116,7 +116,7 @@ var rulesScript = []struct {
 		httplimit.HeaderRateLimitPolicy: "",
 	}},
 	{"a blocked client's quota is 0", "GET", "/users/1", "198.51.100.66:1", nil, 429, map[string]string{
-		httplimit.HeaderRateLimitPolicy: `"users";q=0;w=60, "site";q=3;w=60`,
+		httplimit.HeaderRateLimitPolicy: `"users/override";q=0;w=60, "site";q=3;w=60`,
 		httplimit.HeaderXRateLimitLimit: "0",
 	}},
 	{"a success is given back", "POST", "/", peerB, nil, 200, map[string]string{

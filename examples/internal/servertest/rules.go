@@ -75,7 +75,7 @@ var rulesRequests = []request{
 	{name: "unknown route under the API: limited, then 404", method: http.MethodPatch, path: flags.ItemsPath, headers: []string{apiKey, "k-patch"},
 		status: 404, policy: `"api/free";q=100;w=1, "api-writes";q=10;w=60`},
 	{name: "blocked key: 429, quota 0", method: http.MethodGet, path: flags.ItemsPath, headers: []string{apiKey, blockedKey},
-		status: 429, policy: `"api/free";q=0;w=1`, rateLimit: `"api/free";r=0;`},
+		status: 429, policy: `"api/override";q=0;w=1`, rateLimit: `"api/override";r=0;`},
 }
 
 // RulesMode starts a server with -rules (a copy of examples/rules.yaml) and
