@@ -19,8 +19,13 @@
 // requests, as the example servers do.
 //
 // ParseURL reads the URL forms the example servers and the operator's tool
-// (cmd/ratewarden) take, redis://host:port/db and
-// redis-cluster://host:port,host:port, into client options. NewRulesBackend
+// (cmd/ratewarden) take, on go-redis's own parsers: redis://, rediss://
+// (TLS), with a user, a password, a database and go-redis's query options;
+// redis-cluster:// and rediss-cluster://; redis-sentinel:// and
+// rediss-sentinel://. WithPasswordFile and WithPassword keep the password out
+// of the URL, WithCAFile trusts a private CA, RedactURL hides a password in a
+// message, and ExplainError says what a refused password or an unverified
+// certificate means. NewRulesBackend
 // binds the same client to package rules (module
 // github.com/ratewarden/ratewarden/rules), for rules kept in Redis: push them
 // with rules.PushRules and keep every instance in step with rules.WatchRedis.
