@@ -18,13 +18,15 @@ const LogInterval = 10 * time.Second
 // slog.Default() at the time of logging unless set. Lines are at level Error,
 // with the attributes policy (the tier's name), err and suppressed.
 //
-// With no observer (WithObserver), every limiter error (store down, timeout,
-// a negative cost, a failed refund, a full store refusing a new key) is
-// logged, at most once per LogInterval,
-// with the number of errors left out since the last line. With an observer,
-// those go to the observer only. Observer panics, tier pick panics and a peer
-// address that is not an IP (a server configuration error, see
-// KeyErrorProblem) are logged in both cases, at the same pace.
+// Every limiter error (store down, timeout, a negative cost, a failed
+// refund, a full store refusing a new key) is logged, at most once per
+// LogInterval, with the number of errors left out since the last line, and
+// so is the store's circuit breaker opening and closing (see
+// core.WithBreaker): whatever observers are set (WithObserver), which see
+// each error as an event besides. WithoutStoreErrorLog turns those lines
+// off. Observer panics, tier pick panics and a peer address that is not an
+// IP (a server configuration error, see KeyErrorProblem) are always logged,
+// at the same pace.
 func WithLogger(l *slog.Logger) Option {
 	return func(p *Policy) error {
 		if l == nil {
@@ -35,14 +37,39 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
+// WithoutStoreErrorLog turns off the policy's log lines about its store:
+// a failed store call (the request failed open or closed), a full store's
+// refusal, a failed refund, and the store's circuit breaker opening and
+// closing. Observers (WithObserver) still see every one of them as an event:
+// set it when an observer already alerts on them (metrics/prometheus's
+// store_errors_total and breaker_open) and the log would say it twice.
+// Observer panics, tier pick panics and a peer that is not an IP are still
+// logged.
+func WithoutStoreErrorLog() Option {
+	return func(p *Policy) error {
+		p.logs.quietStore = true
+		return nil
+	}
+}
+
 // policyLogs writes the policy's log lines, each kind at most once per
 // interval.
 type policyLogs struct {
-	logger *slog.Logger     // nil: slog.Default()
-	now    func() time.Time // the clock of the intervals, time.Now unless a test sets it (no report is then scheduled: see reportLater)
-	every  time.Duration
+	logger     *slog.Logger     // nil: slog.Default()
+	now        func() time.Time // the clock of the intervals, time.Now unless a test sets it (no report is then scheduled: see reportLater)
+	every      time.Duration
+	quietStore bool // WithoutStoreErrorLog
 
 	storeErr, storeFull, observerPanic, peerNotIP, pickPanic, refundErr throttle
+	breakerOpened, breakerClosed                                        throttle
+}
+
+// logStore writes a line about the store, as log does, unless
+// WithoutStoreErrorLog turned those off.
+func (l *policyLogs) logStore(t *throttle, msg, policy string, err error) {
+	if !l.quietStore {
+		l.log(t, msg, policy, err)
+	}
 }
 
 // throttle lets one line of a kind through per interval and counts the rest.

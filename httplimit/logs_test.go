@@ -19,12 +19,13 @@ import (
 // A burst of store errors that stops is still counted in full: the lines
 // left out are reported when the interval ends, not only by a next line
 // that may never come. Each line covers its own errors, so the lines add up
-// to every request that failed open.
+// to every request that failed open. The breaker is off, so that every
+// request asks the store.
 func TestBurstOfErrorsIsCountedWhenTheIntervalEnds(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		logger, buf := lockedLogBuffer()
 		boom := errors.New("i/o timeout")
-		p, _ := newPolicy(t, &mapStore{fail: boom}, core.GCRA, core.PerMinute(1), nil, WithLogger(logger))
+		p, _ := newPolicy(t, &mapStore{fail: boom}, core.GCRA, core.PerMinute(1), []core.Option{core.WithoutBreaker()}, WithLogger(logger))
 		for range 34 {
 			_, _, next := serve(p, fakereq.New("192.0.2.1:1"))
 			require.True(t, next, "fail open")
@@ -57,7 +58,7 @@ func TestBurstOfErrorsIsCountedWhenTheIntervalEnds(t *testing.T) {
 func TestNextLineCarriesTheCountInstead(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		logger, buf := lockedLogBuffer()
-		p, _ := newPolicy(t, &mapStore{fail: errors.New("down")}, core.GCRA, core.PerMinute(1), nil, WithLogger(logger))
+		p, _ := newPolicy(t, &mapStore{fail: errors.New("down")}, core.GCRA, core.PerMinute(1), []core.Option{core.WithoutBreaker()}, WithLogger(logger))
 		for range 3 {
 			serve(p, fakereq.New("192.0.2.1:1"))
 		}

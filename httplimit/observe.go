@@ -20,10 +20,12 @@ import (
 // and before the response is written: it must be fast and must not block (a
 // counter, a histogram). An observer that may block (one that writes to a
 // network) belongs behind NonBlocking. An observer that panics is recovered:
-// the request proceeds as decided, and the panic is logged (see WithLogger).
+// the request proceeds as decided, the observers after it still see the
+// event, and the panic is logged (see WithLogger).
 //
-// With no observer the policy reads no clock for latency and builds no
-// event.
+// Setting an observer leaves the policy's log of store errors on (see
+// WithLogger; WithoutStoreErrorLog turns it off). With no observer the
+// policy reads no clock for latency and builds no event.
 func WithObserver(o Observer) Option {
 	return func(p *Policy) error {
 		if o == nil {
@@ -41,19 +43,41 @@ func WithObserver(o Observer) Option {
 	}
 }
 
-// observers is several observers, each told every event.
+// observers is several observers, each told every event. The policy calls
+// each one itself (see observe), so that a panic in one reaches no other.
 type observers []Observer
 
+// Observe tells every observer e, in order; one that panics is skipped and
+// the others still see e. The policy does not call it (observe tells each
+// observer itself, and logs the panic).
 func (os observers) Observe(e Event) {
 	for _, o := range os {
-		o.Observe(e)
+		observeRecovered(o, e)
 	}
 }
 
-// observe hands e to the observer, which is set; a panic in it is logged.
+// observeRecovered tells o e, and swallows a panic.
+func observeRecovered(o Observer, e Event) {
+	defer func() { _ = recover() }()
+	o.Observe(e)
+}
+
+// observe hands e to each observer, which are set; a panic in one is
+// logged, and the others still see e.
 func (p *Policy) observe(e Event) {
+	if os, ok := p.observer.(observers); ok {
+		for _, o := range os {
+			p.observeOne(o, e)
+		}
+		return
+	}
+	p.observeOne(p.observer, e)
+}
+
+// observeOne hands e to o; a panic in it is logged.
+func (p *Policy) observeOne(o Observer, e Event) {
 	defer p.recoverObserver(e.Policy)
-	p.observer.Observe(e)
+	o.Observe(e)
 }
 
 // AsyncObserver hands events to another observer on a goroutine of its own,

@@ -190,9 +190,11 @@ func TestObserverPanicIsRecoveredAndLoggedOncePerInterval(t *testing.T) {
 	assert.Contains(t, lines(buf)[1], "suppressed=2")
 }
 
-// With no observer, a store outage writes one line per interval, not one per
-// request; with an observer, the observer sees the errors and the log none.
-func TestStoreErrorsAreLoggedOncePerIntervalWithoutAnObserver(t *testing.T) {
+// A store outage writes one line per interval, not one per request, with an
+// observer or without (an observer must not silence it); only
+// WithoutStoreErrorLog turns it off. The breaker is off here, so that every
+// request asks the store.
+func TestStoreErrorsAreLoggedOncePerIntervalWhateverTheObservers(t *testing.T) {
 	boom := errors.New("dial tcp 10.0.0.7:6379: connection refused")
 	for _, tt := range []struct {
 		name      string
@@ -200,11 +202,13 @@ func TestStoreErrorsAreLoggedOncePerIntervalWithoutAnObserver(t *testing.T) {
 		wantLines int
 	}{
 		{"no observer", nil, 2},
-		{"observer", []Option{WithObserver(&recorder{})}, 0},
+		{"observer", []Option{WithObserver(&recorder{})}, 2},
+		{"two observers", []Option{WithObserver(&recorder{}), WithObserver(&recorder{})}, 2},
+		{"without the store error log", []Option{WithObserver(&recorder{}), WithoutStoreErrorLog()}, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			logger, buf := logBuffer()
-			p, clk := newPolicy(t, &mapStore{fail: boom}, core.GCRA, core.PerMinute(1), nil, append(tt.opts, WithLogger(logger))...)
+			p, clk := newPolicy(t, &mapStore{fail: boom}, core.GCRA, core.PerMinute(1), []core.Option{core.WithoutBreaker()}, append(tt.opts, WithLogger(logger))...)
 			p.logs.now = clk.Now
 			for range 100 {
 				w, _, next := serve(p, fakereq.New("192.0.2.1:1"))
@@ -223,6 +227,48 @@ func TestStoreErrorsAreLoggedOncePerIntervalWithoutAnObserver(t *testing.T) {
 			}
 		})
 	}
+}
+
+// With two observers, one that panics hides the event from no other, in
+// either order, and the panic is logged.
+func TestAPanickingObserverBlindsNoOther(t *testing.T) {
+	panicky := ObserverFunc(func(Event) { panic("observer bug") })
+	for _, tt := range []struct {
+		name  string
+		order func(rec Observer) []Option
+	}{
+		{"panicking first", func(rec Observer) []Option { return []Option{WithObserver(panicky), WithObserver(rec)} }},
+		{"panicking last", func(rec Observer) []Option { return []Option{WithObserver(rec), WithObserver(panicky)} }},
+		{"between two", func(rec Observer) []Option {
+			return []Option{WithObserver(rec), WithObserver(panicky), WithObserver(rec)}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			logger, buf := logBuffer()
+			rec := &recorder{}
+			p, _ := memPolicy(t, core.FixedWindow, core.PerMinute(1), append(tt.order(rec), WithLogger(logger))...)
+			var codes []int
+			for range 2 {
+				w, _, _ := serve(p, fakereq.New("192.0.2.1:1"))
+				codes = append(codes, w.Code)
+			}
+			assert.Equal(t, []int{200, 429}, codes, "requests proceed as decided")
+			per := len(tt.order(rec)) - 1 // the recorder's places
+			want := []Outcome{}
+			for _, oc := range []Outcome{OutcomeAllowed, OutcomeDenied} {
+				for range per {
+					want = append(want, oc)
+				}
+			}
+			assert.Equal(t, want, rec.outcomes(), "the other observers saw every event")
+			require.Len(t, lines(buf), 1, "the panic is logged, once per interval")
+			assert.Contains(t, buf.String(), "ratewarden: observer panicked")
+		})
+	}
+	// The combinator alone (an observers value told directly) isolates too.
+	rec := &recorder{}
+	observers{panicky, rec}.Observe(Event{Outcome: OutcomeAllowed})
+	assert.Equal(t, []Outcome{OutcomeAllowed}, rec.outcomes())
 }
 
 // A peer that is not an IP is logged even with an observer, which sees it

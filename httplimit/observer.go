@@ -38,6 +38,12 @@ const (
 	// (store/memory's WithRefuseWhenFull; core.ErrStoreFull): the request got
 	// 503 with Retry-After whatever the fail mode, or went on in a dry run.
 	OutcomeStoreFull
+	// OutcomeBreakerOpen: the limiter's circuit breaker on its store is open
+	// (core.ErrBreakerOpen: the store failed repeatedly), so the store was
+	// not asked: the request went on (fail open) or got 503 with a
+	// Retry-After of the time until the breaker probes the store again
+	// (WithFailClosed), at once instead of after the store timeout.
+	OutcomeBreakerOpen
 )
 
 var outcomeNames = [...]string{
@@ -50,6 +56,7 @@ var outcomeNames = [...]string{
 	OutcomeSkipped:      "skipped",
 	OutcomeRefunded:     "refunded",
 	OutcomeStoreFull:    "store_full",
+	OutcomeBreakerOpen:  "breaker_open",
 }
 
 // Outcomes lists every Outcome, in order: for an observer that registers one
@@ -57,7 +64,7 @@ var outcomeNames = [...]string{
 var Outcomes = []Outcome{
 	OutcomeAllowed, OutcomeDenied, OutcomeDryRunDenied, OutcomeFailedOpen,
 	OutcomeFailedClosed, OutcomeKeyError, OutcomeSkipped, OutcomeRefunded,
-	OutcomeStoreFull,
+	OutcomeStoreFull, OutcomeBreakerOpen,
 }
 
 // String returns the outcome as a lower-case word ("allowed", "dry_run_denied").
@@ -80,13 +87,13 @@ type Event struct {
 	// OutcomeDryRunDenied and OutcomeRefunded; the zero Decision otherwise.
 	Decision core.Decision
 	// StoreLatency is how long the store call took; 0 when there was none
-	// (skipped, key error) or the store decides in process (it reports
+	// (skipped, key error, breaker open) or the store decides in process (it reports
 	// Local(), as the memory store does: its call of about 100 ns is not
 	// worth the two clock reads that would time it).
 	StoreLatency time.Duration
 	// Err is the error behind OutcomeFailedOpen, OutcomeFailedClosed,
-	// OutcomeKeyError and OutcomeStoreFull (and a failed refund); nil
-	// otherwise.
+	// OutcomeKeyError, OutcomeStoreFull and OutcomeBreakerOpen
+	// (core.ErrBreakerOpen), and a failed refund; nil otherwise.
 	Err error
 	// Request is the request decided on. It is valid only during Observe:
 	// never keep it, and never put its data in a metric label (unbounded

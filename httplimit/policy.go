@@ -172,7 +172,10 @@ func (p *Policy) decide(ctx context.Context, r keyfuncs.Request, arrival time.Ti
 		latency = time.Since(began)
 	}
 	if err != nil {
-		return p.limiterError(r, t, err, latency), spend{}
+		return p.limiterError(r, t, err, latency, d.RetryAfter), spend{}
+	}
+	if t.breaker.open() {
+		p.noteBreakerClosed(t)
 	}
 	o := p.newOutcome(t, &d)
 	if d.Allowed && (p.maxDelay == 0 || d.Delay <= p.maxDelay) {
@@ -292,10 +295,14 @@ func (p *Policy) keyError(r keyfuncs.Request, err error) *outcome {
 }
 
 // limiterError reports a limiter error and fails open or closed (a dry run
-// always fails open); a full store's refusal is answered by storeFull.
-func (p *Policy) limiterError(r keyfuncs.Request, t *tier, err error, latency time.Duration) *outcome {
+// always fails open); a full store's refusal is answered by storeFull, and
+// the open breaker's by breakerOpen (wait is the time to its next probe).
+func (p *Policy) limiterError(r keyfuncs.Request, t *tier, err error, latency, wait time.Duration) *outcome {
 	if errors.Is(err, core.ErrStoreFull) {
 		return p.storeFull(r, t, err, latency)
+	}
+	if isBreakerOpen(err) {
+		return p.breakerOpen(r, t, wait, err)
 	}
 	closed := p.failClosed && !p.dryRun
 	if p.observer != nil {
@@ -304,13 +311,13 @@ func (p *Policy) limiterError(r keyfuncs.Request, t *tier, err error, latency ti
 			oc = OutcomeFailedClosed
 		}
 		p.observe(Event{Outcome: oc, Policy: t.name, StoreLatency: latency, Err: err, Request: r})
-	} else {
-		msg := "ratewarden: rate limiter failed; requests pass unlimited (fail open)"
-		if closed {
-			msg = "ratewarden: rate limiter failed; requests get 503 (fail closed)"
-		}
-		p.logs.log(&p.logs.storeErr, msg, t.name, err)
 	}
+	msg := "ratewarden: rate limiter failed; requests pass unlimited (fail open)"
+	if closed {
+		msg = "ratewarden: rate limiter failed; requests get 503 (fail closed)"
+	}
+	p.logs.logStore(&p.logs.storeErr, msg, t.name, err)
+	p.noteBreakerOpened(t, err)
 	if !closed {
 		return p.passOutcome
 	}
@@ -326,9 +333,8 @@ func (p *Policy) limiterError(r keyfuncs.Request, t *tier, err error, latency ti
 func (p *Policy) storeFull(r keyfuncs.Request, t *tier, err error, latency time.Duration) *outcome {
 	if p.observer != nil {
 		p.observe(Event{Outcome: OutcomeStoreFull, Policy: t.name, StoreLatency: latency, Err: err, Request: r})
-	} else {
-		p.logs.log(&p.logs.storeFull, "ratewarden: the store is full and refuses new keys; their requests get 503", t.name, err)
 	}
+	p.logs.logStore(&p.logs.storeFull, "ratewarden: the store is full and refuses new keys; their requests get 503", t.name, err)
 	if p.dryRun {
 		return p.passOutcome
 	}

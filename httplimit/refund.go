@@ -99,8 +99,9 @@ func (p *Policy) refundNow(ctx context.Context, o *outcome, sp spend) {
 			e.Decision = core.Decision{}
 		}
 		p.observe(e)
-	} else if err != nil {
-		p.logs.log(&p.logs.refundErr, "ratewarden: refund failed; the request's cost stays spent", t.name, err)
+	}
+	if err != nil {
+		p.logs.logStore(&p.logs.refundErr, "ratewarden: refund failed; the request's cost stays spent", t.name, err)
 	}
 }
 

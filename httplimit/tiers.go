@@ -19,6 +19,7 @@ type tier struct {
 	name    string
 	timeout time.Duration // store call bound: 0 for a store that decides in process
 	timed   bool          // an observer is set and the store is not in process: measure its latency
+	breaker breakerLog    // what was logged of the limiter's circuit breaker (a Group's header copy copies it too)
 
 	perLimit   []limitHeaders
 	policyVals []string // RateLimit-Policy
