@@ -208,5 +208,5 @@ func (i *Interceptor) Limit(ctx context.Context) error {
 // status itself for grpc-go's status.FromError.
 type limitError struct{ st *status.Status }
 
-func (e limitError) Error() string               { return e.st.Message() }
+func (e limitError) Error() string              { return e.st.Message() }
 func (e limitError) GRPCStatus() *status.Status { return e.st }

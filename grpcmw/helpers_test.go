@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,6 +18,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	testgrpc "google.golang.org/grpc/interop/grpc_testing"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
@@ -67,6 +70,10 @@ func (s *testServer) UnaryCall(ctx context.Context, req *testgrpc.SimpleRequest)
 	return &testgrpc.SimpleResponse{}, nil
 }
 
+func (s *testServer) CacheableUnaryCall(ctx context.Context, req *testgrpc.SimpleRequest) (*testgrpc.SimpleResponse, error) {
+	return s.UnaryCall(ctx, req)
+}
+
 func (s *testServer) StreamingInputCall(stream grpc.ClientStreamingServer[testgrpc.StreamingInputCallRequest, testgrpc.StreamingInputCallResponse]) error {
 	s.seen(stream.Context())
 	var n int32
@@ -103,6 +110,13 @@ type harness struct {
 	srv    *testServer
 	conn   *grpc.ClientConn
 	client testgrpc.TestServiceClient
+	stop   func() // closes the client and stops the server, once
+}
+
+// close stops the server and closes the client now, before the test ends.
+func (h *harness) close(t *testing.T) {
+	t.Helper()
+	h.stop()
 }
 
 // start serves a testServer behind ic's interceptors (after the one that
@@ -121,15 +135,17 @@ func start(t *testing.T, ic *grpcmw.Interceptor, extra ...grpc.ServerOption) *ha
 	s := grpc.NewServer(append(opts, extra...)...)
 	h := &harness{srv: &testServer{}}
 	testgrpc.RegisterTestServiceServer(s, h.srv)
+	healthpb.RegisterHealthServer(s, health.NewServer())
 	go func() { _ = s.Serve(lis) }()
 	conn, err := grpc.NewClient("passthrough:///bufconn",
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()))
 	require.NoError(t, err)
-	t.Cleanup(func() {
+	h.stop = sync.OnceFunc(func() {
 		_ = conn.Close()
 		s.Stop()
 	})
+	t.Cleanup(h.stop)
 	h.conn, h.client = conn, testgrpc.NewTestServiceClient(conn)
 	return h
 }
@@ -202,6 +218,45 @@ func (h *harness) unary(code codes.Code, peerAddr string, kv ...string) result {
 		req.ResponseStatus = &testgrpc.EchoStatus{Code: int32(code), Message: "asked for"}
 	}
 	_, err := h.client.UnaryCall(outgoing(peerAddr, kv...), req, grpc.Header(&hdr))
+	return result{hdr, err}
+}
+
+// invoke calls the unary method fullMethod of the test server or the
+// health service from peer with the metadata kv, asking UnaryCall and
+// CacheableUnaryCall for the response code code.
+func (h *harness) invoke(fullMethod string, code codes.Code, peerAddr string, kv ...string) result {
+	var req, resp any = &testgrpc.Empty{}, &testgrpc.Empty{}
+	switch fullMethod {
+	case testgrpc.TestService_UnaryCall_FullMethodName, testgrpc.TestService_CacheableUnaryCall_FullMethodName:
+		sr := &testgrpc.SimpleRequest{}
+		if code != codes.OK {
+			sr.ResponseStatus = &testgrpc.EchoStatus{Code: int32(code), Message: "asked for"}
+		}
+		req, resp = sr, &testgrpc.SimpleResponse{}
+	case healthpb.Health_Check_FullMethodName:
+		req, resp = &healthpb.HealthCheckRequest{}, &healthpb.HealthCheckResponse{}
+	}
+	var hdr metadata.MD
+	err := h.conn.Invoke(outgoing(peerAddr, kv...), fullMethod, req, resp, grpc.Header(&hdr))
+	return result{hdr, err}
+}
+
+// duplex opens a FullDuplexCall from peer, sends one message, closes and
+// reads until the stream ends: its header and its status (nil for OK).
+func (h *harness) duplex(peerAddr string, kv ...string) result {
+	stream, err := h.client.FullDuplexCall(outgoing(peerAddr, kv...))
+	if err != nil {
+		return result{err: err}
+	}
+	_ = stream.Send(&testgrpc.StreamingOutputCallRequest{})
+	_ = stream.CloseSend()
+	for err == nil {
+		_, err = stream.Recv()
+	}
+	hdr, _ := stream.Header()
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
 	return result{hdr, err}
 }
 
