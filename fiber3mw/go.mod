@@ -7,10 +7,19 @@ replace github.com/ratewarden/ratewarden => ..
 replace github.com/ratewarden/ratewarden/rules => ../rules
 
 require (
+	github.com/gofiber/fiber/v3 v3.1.0
+	github.com/ratewarden/ratewarden v0.1.0
+	github.com/ratewarden/ratewarden/rules v0.1.0
+	github.com/stretchr/testify v1.12.1
+	github.com/valyala/fasthttp v1.69.0
+)
+
+require (
 	github.com/andybalholm/brotli v1.2.0 // indirect
-	github.com/gofiber/fiber/v3 v3.1.0 // indirect
+	github.com/fsnotify/fsnotify v1.10.1 // indirect
 	github.com/gofiber/schema v1.7.0 // indirect
 	github.com/gofiber/utils/v2 v2.0.2 // indirect
+	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/klauspost/compress v1.18.4 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
@@ -18,7 +27,7 @@ require (
 	github.com/philhofer/fwd v1.2.0 // indirect
 	github.com/tinylib/msgp v1.6.3 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
-	github.com/valyala/fasthttp v1.69.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
 	golang.org/x/crypto v0.48.0 // indirect
 	golang.org/x/net v0.50.0 // indirect
 	golang.org/x/sys v0.41.0 // indirect

@@ -1,0 +1,113 @@
+package fiber3mw
+
+import (
+	"context"
+	"net"
+	"strings"
+	"time"
+	"unsafe"
+
+	"github.com/gofiber/fiber/v3"
+
+	"github.com/ratewarden/ratewarden/httplimit"
+)
+
+// request is the keyfuncs.Request view of a fiber.Ctx and the
+// httplimit.ResponseWriter of its response. On Fiber's own *fiber.DefaultCtx
+// it is one pointer, so passing it as either interface does not allocate; on
+// a custom context (C is fiber.Ctx) it is an interface value, boxed once a
+// request. fasthttp reuses its buffers once the handler returns, so every
+// string handed out is a copy (made only when asked for), except the route
+// pattern and the method, which the app owns, and what PeekHeader returns to
+// the policy, which keeps none of it.
+type request[C fiber.Ctx] struct{ c C }
+
+// RemoteAddr is the peer's IP (without the port, which costs an allocation
+// and which no key uses) or, for a connection that is not TCP, its address.
+func (v request[C]) RemoteAddr() string {
+	addr := v.c.RequestCtx().RemoteAddr()
+	if a, ok := addr.(*net.TCPAddr); ok {
+		if ip4 := a.IP.To4(); ip4 != nil {
+			return peers.ipv4(ip4)
+		}
+		return a.IP.String()
+	}
+	return addr.String()
+}
+
+func (v request[C]) Header(name string) string { return strings.Clone(v.c.Get(name)) }
+
+// PeekHeader is Header without the copy (httplimit.HeaderPeeker): the value
+// lies in fasthttp's buffers, valid only during the request.
+func (v request[C]) PeekHeader(name string) string { return v.c.Get(name) }
+
+func (v request[C]) HeaderValues(name string) []string {
+	raw := v.c.Request().Header.PeekAll(name)
+	if len(raw) == 0 {
+		return nil
+	}
+	out := make([]string, len(raw))
+	for i, b := range raw {
+		out[i] = string(b)
+	}
+	return out
+}
+
+// Method is c.Method(), one of the app's fiber.Config.RequestMethods, which
+// the app owns (Fiber answers any other method 501 before a handler runs):
+// no copy.
+func (v request[C]) Method() string { return v.c.Method() }
+
+func (v request[C]) Path() string  { return strings.Clone(v.c.Path()) }
+func (v request[C]) Route() string { return v.c.Route().Path }
+
+// Host is the Host header as sent (keyfuncs.HostRequest), copied.
+func (v request[C]) Host() string { return string(v.c.Request().Host()) }
+
+// EscapedPath is the path as the client sent it, percent-encoded, before
+// fasthttp decoded and normalised it (keyfuncs.EscapedPathRequest), copied.
+func (v request[C]) EscapedPath() string { return string(v.c.Request().URI().PathOriginal()) }
+
+// Context returns the request's context as seen from Fiber: Value finds what
+// c.Locals stored first, then what c.Context() holds (see requestContext).
+func (v request[C]) Context() context.Context { return requestContext[C](v) }
+
+// ClientIP is Fiber's c.IP() (keyfuncs.ClientIPResolver), for
+// keyfuncs.FrameworkIP, copied: it may lie in fasthttp's buffers. Fiber v3
+// reads fiber.Config.ProxyHeader only with TrustProxy set and the peer
+// allowed by TrustProxyConfig; otherwise c.IP() is the peer.
+func (v request[C]) ClientIP() string { return strings.Clone(v.c.IP()) }
+
+// HoldContext is what a held request waits on (httplimit.HoldContext):
+// fasthttp's RequestCtx, which ends when the server shuts down.
+func (v request[C]) HoldContext() context.Context { return v.c.RequestCtx() }
+
+// ClientHungUp reports whether the client closed its connection
+// (httplimit.HangUpChecker), which fasthttp does not report while a handler
+// runs: a held request asks it now and then, with a peek at the socket that
+// neither waits nor consumes what the client sent.
+func (v request[C]) ClientHungUp() bool { return hungUp(v.c.RequestCtx().Conn()) }
+
+// ArrivedAt is the instant fasthttp read the request (httplimit.Arrival).
+func (v request[C]) ArrivedAt() time.Time { return v.c.RequestCtx().Time() }
+
+// SetHeaders sets the headers the policy wrote (httplimit.HeaderSetter). The
+// names are canonical and the values are figures, checked limit names and
+// content types, without line breaks: what c.Set would normalise is already
+// normal. SetCanonical copies both.
+func (v request[C]) SetHeaders(h httplimit.Headers) {
+	rh := &v.c.Response().Header
+	for i := range h.Len() {
+		name, value := h.At(i)
+		rh.SetCanonical(bytesOf(name), bytesOf(value))
+	}
+}
+
+// WriteHeader sets the response status.
+func (v request[C]) WriteHeader(status int) { v.c.Status(status) }
+
+// Write appends b to the response body.
+func (v request[C]) Write(b []byte) (int, error) { return v.c.Write(b) }
+
+// bytesOf returns s's bytes without copying them; they must not be written.
+func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
