@@ -1,0 +1,13 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/ratewarden/ratewarden/examples/internal/servertest"
+)
+
+// start serves the Echo main serves on a loopback listener.
+var start = servertest.ServeHandler(newEcho)
+
+func TestClassic(t *testing.T)   { servertest.Classic(t, start) }
+func TestRulesMode(t *testing.T) { servertest.RulesMode(t, start) }
