@@ -1,0 +1,83 @@
+// Command fiber3 is a Fiber v3 server behind ratewarden's middleware:
+//
+//	go run ./examples/fiber3 -limit 10/s -algorithm gcra
+//	go run ./examples/fiber3 -rules examples/rules.yaml
+//	curl -i localhost:8080/
+//
+// It answers the routes of every example server (see examples/internal/flags
+// and -h), through Fiber's router (/api/items/:id with -rules): the limiter is
+// the first handler of every path (app.Use), so that the rules see every
+// request, and a last app.Use answers 404 to what no route takes. GET
+// /metrics under -metrics is served through Fiber's adaptor middleware. The
+// flags are those of every example server.
+//
+// The router is strict and case-sensitive (fiber.Config's StrictRouting and
+// CaseSensitive, both off by default): a path reaches a route only as the
+// route spells it, as the rules match it. With Fiber's defaults, POST /login/
+// and POST /LOGIN would reach the login handler, and GET /API/items the
+// items, while the rules' /login and /api, which match paths as they are
+// spelled and keep a trailing slash, govern none of them. One spelling still
+// differs: Fiber routes on the path as sent, so a parameter takes a "." or
+// ".." segment (GET /api/items/.. reaches the item route, id ".."), which the
+// rules resolve as a dot segment (/api/): a policy on /api/items/{id} does not
+// govern it, while one on the prefix /api does.
+package main
+
+import (
+	"net"
+
+	"github.com/gofiber/fiber/v3"
+	"github.com/gofiber/fiber/v3/middleware/adaptor"
+
+	"github.com/ratewarden/ratewarden/examples/internal/flags"
+	"github.com/ratewarden/ratewarden/fiber3mw"
+)
+
+func main() {
+	setup := flags.MustLoad("fiber3")
+	defer setup.Close()
+
+	app, err := newApp(setup)
+	setup.Check(err)
+	setup.Run(func(ln net.Listener) error { return app.Listener(ln, listenConfig) }, app.ShutdownWithContext)
+}
+
+// listenConfig serves without Fiber's startup banner: the server reports on
+// stderr like every example server.
+var listenConfig = fiber.ListenConfig{DisableStartupMessage: true}
+
+// newApp returns the server's routes behind the limiter setup describes.
+func newApp(setup *flags.Setup) (*fiber.App, error) {
+	policy, err := setup.Handler()
+	if err != nil {
+		return nil, err
+	}
+	limit, err := fiber3mw.Middleware(policy)
+	if err != nil {
+		return nil, err
+	}
+	app := fiber.New(fiber.Config{StrictRouting: true, CaseSensitive: true})
+	app.Use(limit)
+	for _, route := range setup.Config.Routes() {
+		app.Add([]string{route.Method}, route.ColonPattern(), func(c fiber.Ctx) error { return write(c, route.Answer(request{c})) })
+	}
+	if setup.Metrics != nil {
+		app.Get(flags.MetricsPath, adaptor.HTTPHandler(setup.Metrics))
+	}
+	// Registered last, it takes every request no route took, whatever its
+	// method: 404, not Fiber's 405 for a known path.
+	app.Use(func(c fiber.Ctx) error { return write(c, flags.NotFound()) })
+	return app, nil
+}
+
+// write writes the reply as plain text.
+func write(c fiber.Ctx, reply flags.Reply) error {
+	return c.Status(reply.Status).SendString(reply.Body)
+}
+
+// request is a route's view of a Fiber context.
+type request struct{ c fiber.Ctx }
+
+func (q request) Header(name string) string    { return q.c.Get(name) }
+func (q request) FormValue(name string) string { return q.c.FormValue(name) }
+func (q request) PathValue(name string) string { return q.c.Params(name) }

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"net"
+	"testing"
+
+	"github.com/gofiber/fiber/v3"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewarden/ratewarden/examples/internal/flags"
+	"github.com/ratewarden/ratewarden/examples/internal/servertest"
+)
+
+// start serves the app main serves on a loopback listener.
+func start(t *testing.T, setup *flags.Setup) string {
+	app, err := newApp(setup)
+	require.NoError(t, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	served := make(chan error, 1)
+	go func() { served <- app.Listener(ln, listenConfig) }()
+	t.Cleanup(func() {
+		assert.NoError(t, app.Shutdown())
+		assert.NoError(t, <-served)
+	})
+	return "http://" + ln.Addr().String()
+}
+
+func TestClassic(t *testing.T)   { servertest.Classic(t, start) }
+func TestRulesMode(t *testing.T) { servertest.RulesMode(t, start) }
+
+// In rules mode a path reaches a handler only as the route spells it: a
+// trailing slash or another case is a 404, never a handler the rules' /login
+// and /api do not govern. The limiter still sees each request first.
+func TestRulesGovernEveryRoutedSpelling(t *testing.T) {
+	s := servertest.StartServer(t, start, "-rules", servertest.CopyRules(t, "rules.yaml"))
+	for _, tt := range []struct {
+		method, path string
+		headers      []string
+		status       int
+	}{
+		{fiber.MethodPost, "/login/", []string{flags.PasswordHeader, flags.RulesPassword}, 404},
+		{fiber.MethodPost, "/LOGIN", []string{flags.PasswordHeader, flags.RulesPassword}, 404},
+		{fiber.MethodGet, "/API/items", nil, 404},
+		{fiber.MethodGet, "/Api/Items/7", nil, 404},
+		{fiber.MethodGet, "/api/items/7/", nil, 401}, // the api policy's prefix governs it: no key, 401
+		{fiber.MethodGet, "/api/items/7/", []string{"X-API-Key", "k-slash"}, 404},
+		{fiber.MethodPost, "/login", []string{flags.PasswordHeader, flags.RulesPassword}, 200},
+	} {
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			assert.Equal(t, tt.status, s.Do(t, tt.method, tt.path, tt.headers...).Status)
+		})
+	}
+}
