@@ -166,6 +166,7 @@ func ExampleNew_observer() {
 	send(mw(hello))
 	// Output:
 	// rate limiter failed open under default after 0s: connection refused
+	// ERROR ratewarden: rate limiter failed; requests pass unlimited (fail open) policy=default err="connection refused" suppressed=0
 	// 200 hello
 }
 

@@ -177,5 +177,6 @@ func ExampleNew_failClosed() {
 	fmt.Print(rec.Code, " ", rec.Body.String())
 	// Output:
 	// rate limiter: connection refused
+	// ERROR ratewarden: rate limiter failed; requests get 503 (fail closed) policy=default err="connection refused" suppressed=0
 	// 503 Service Unavailable
 }

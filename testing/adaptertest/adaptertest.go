@@ -276,6 +276,7 @@ var cases = []struct {
 	{"Retry-After rounds up", checkRetryAfterRoundsUp, false},
 	{"fail-closed Retry-After is configurable", checkFailClosedRetryAfterIsConfigurable, false},
 	{"a full store refuses new keys", checkAFullStoreRefusesNewKeys, false},
+	{"an open breaker answers at once", checkAnOpenBreakerAnswersAtOnce, false},
 	{"leaky bucket holds", checkLeakyBucketHolds, false},
 	{"a client that leaves stops the hold", checkAClientThatLeavesStopsTheHold, true},
 	{"invalid construction", checkInvalidConstruction, false},

@@ -76,11 +76,21 @@ func checkEveryOutcomeReachesTheObserver(t *testing.T, a Adapter) {
 	full := start(t, a, oneKeyStore(t), core.GCRA, core.PerMinute(1), nil, httplimit.WithObserver(obs))
 	assert.Equal(t, 200, full.do("GET", "/", peerA).Status)
 	assert.Equal(t, 503, full.do("GET", "/", peerB).Status)
+	// A breaker that opens at the first failure (a failed_open), then answers
+	// at once: fail open, as breaker_open.
+	trip := core.DefaultBreaker()
+	trip.Failures = 1
+	tripped := start(t, a, failingStore{}, core.GCRA, core.PerMinute(1), []core.Option{core.WithBreaker(trip)}, httplimit.WithObserver(obs))
+	assert.Equal(t, 200, tripped.do("GET", "/", peerA).Status)
+	assert.Equal(t, 200, tripped.do("GET", "/", peerA).Status)
 
 	for _, oc := range httplimit.Outcomes {
 		want := 1
-		if oc == httplimit.OutcomeAllowed {
+		switch oc {
+		case httplimit.OutcomeAllowed:
 			want = 4 // two here, one in the dry run, one in the full store
+		case httplimit.OutcomeFailedOpen:
+			want = 2 // one here, one opening the breaker
 		}
 		assert.Equal(t, want, obs.count(oc), oc.String())
 	}
