@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -25,6 +24,16 @@ const (
 // defaultRedis is the Redis the tool talks to without --redis or
 // $RATEWARDEN_REDIS.
 const defaultRedis = "redis://127.0.0.1:6379"
+
+// The environment variables of the Redis connection: the URL, the password
+// (never a flag, so that it is on no command line), a file holding the
+// password, and a CA file.
+const (
+	envRedis        = "RATEWARDEN_REDIS"
+	envPassword     = "RATEWARDEN_REDIS_PASSWORD"
+	envPasswordFile = "RATEWARDEN_REDIS_PASSWORD_FILE"
+	envCA           = "RATEWARDEN_REDIS_CA"
+)
 
 // errUsage marks bad usage (exit 2); errFound, problems already written out
 // (exit 1, nothing more to say).
@@ -56,17 +65,18 @@ var commands = []*command{
 type env struct {
 	stdout, stderr io.Writer
 	redisURL       string
-	prefix         string
-	timeout        time.Duration
+	// password ($RATEWARDEN_REDIS_PASSWORD), passwordFile
+	// (--redis-password-file) and caFile (--redis-ca) add to the URL.
+	password, passwordFile, caFile string
+	prefix                         string
+	timeout                        time.Duration
 }
 
 // run runs the tool on args (without the program's name) and returns its
 // exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	e := &env{stdout: stdout, stderr: stderr, redisURL: defaultRedis, prefix: rules.DefaultRedisPrefix, timeout: rules.DefaultRedisTimeout}
-	if u := os.Getenv("RATEWARDEN_REDIS"); u != "" {
-		e.redisURL = u
-	}
+	e.readEnv()
 	err := e.dispatch(args)
 	switch {
 	case err == nil:
@@ -121,7 +131,7 @@ func (e *env) runCommand(c *command, args []string) error {
 	fs := flag.NewFlagSet("ratewarden "+c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	if c.redis {
-		fs.StringVar(&e.redisURL, "redis", e.redisURL, "the Redis `URL`: "+redisstore.URLForms+" ($RATEWARDEN_REDIS sets the default)")
+		e.defineRedisFlags(fs)
 		fs.StringVar(&e.prefix, "prefix", e.prefix, "the key `prefix` of the Redis store and the rules")
 		fs.DurationVar(&e.timeout, "timeout", e.timeout, "bound on each Redis call")
 	}
@@ -150,7 +160,7 @@ func (e *env) runCommand(c *command, args []string) error {
 
 // checkRedisFlags checks --redis, --prefix and --timeout.
 func (e *env) checkRedisFlags(c *command) error {
-	if _, err := redisstore.ParseURL(e.redisURL); err != nil {
+	if _, err := redisstore.ParseURL(e.redisURL, e.urlOptions()...); err != nil {
 		return usageErr("%s: --redis: %v", c.name, err)
 	}
 	// The store's check of a prefix is the rules' (rules.WithRedisPrefix).

@@ -13,6 +13,7 @@
 //	ratewarden rules validate rules.yaml
 //	ratewarden rules diff rules.yaml --redis redis://10.0.0.5:6379/0
 //	ratewarden rules push rules.yaml --redis redis-cluster://10.0.0.5:7000,10.0.0.6:7000
+//	RATEWARDEN_REDIS=rediss://app@redis.example.com:6380/0 ratewarden rules show --redis-password-file /run/secrets/redis-password
 //	ratewarden rules show > rules-in-redis.yaml
 //	ratewarden key show api/paid key-of-a-partner
 //	ratewarden key reset login 203.0.113.9
@@ -30,10 +31,30 @@
 //	  key reset POLICY KEY         forget a key's counters under a policy
 //
 //	Flags of the commands that talk to Redis, anywhere after the command:
-//	  --redis URL       redis://host:port/db or redis-cluster://host:port,host:port
-//	                    (default $RATEWARDEN_REDIS, or redis://127.0.0.1:6379)
+//	  --redis URL       the Redis (default $RATEWARDEN_REDIS, or redis://127.0.0.1:6379):
+//	                      redis://[user:password@]host:port[/db][?options]
+//	                      rediss://...           the same over TLS
+//	                      redis-cluster://[user:password@]host:port,host:port[?options]
+//	                      rediss-cluster://...   a cluster over TLS
+//	                      redis-sentinel://[user:password@]host:port,host:port/master[/db][?options]
+//	                      rediss-sentinel://...  Sentinels and their master over TLS
+//	                    options are go-redis's: dial_timeout=2s, read_timeout, write_timeout,
+//	                    pool_size, max_retries, client_name, protocol, db, ...; sentinel_auth=true
+//	                    sends the user and password to the Sentinels too. Percent-encode a
+//	                    password's special characters (%40 for @).
+//	  --redis-password-file FILE
+//	                    the password, when the URL has none: the file's content, without
+//	                    its trailing newline (default $RATEWARDEN_REDIS_PASSWORD_FILE)
+//	  --redis-ca FILE   the PEM CA that signed the server's certificate, for a private CA
+//	                    (default $RATEWARDEN_REDIS_CA; otherwise the system's roots). The
+//	                    certificate and its name are always checked.
 //	  --prefix PREFIX   the key prefix of the Redis store and the rules (default rw:)
 //	  --timeout D       bound on each Redis call (default 5s)
+//
+//	Keep the password off the command line: put the user in the URL and the
+//	password in $RATEWARDEN_REDIS_PASSWORD, or in a file (a mounted secret) named
+//	by --redis-password-file; a password in the URL wins over both, and the file over the variable. The tool
+//	never prints a password: messages show it as xxxxx.
 //
 // Exit status: 0 done (for rules diff: no difference), 1 problems found (an
 // invalid file, a difference, a refused push, no such policy, Redis

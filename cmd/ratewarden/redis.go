@@ -23,7 +23,7 @@ type conn struct {
 // connect makes a client of --redis (checked by then); it dials on its first
 // command.
 func (e *env) connect() (*conn, error) {
-	opts, err := redisstore.ParseURL(e.redisURL)
+	opts, err := redisstore.ParseURL(e.redisURL, e.urlOptions()...)
 	if err != nil {
 		return nil, usageErr("--redis: %v", err)
 	}
@@ -53,7 +53,8 @@ func (e *env) fetchRules() (raw []byte, version int64, err error) {
 		return nil, 0, err
 	}
 	defer c.close()
-	return rules.FetchRules(context.Background(), c.backend, e.rulesOptions()...)
+	raw, version, err = rules.FetchRules(context.Background(), c.backend, e.rulesOptions()...)
+	return raw, version, e.explain(err)
 }
 
 // pushRules stores raw in Redis and announces it, on a connection of its
@@ -64,7 +65,8 @@ func (e *env) pushRules(raw []byte) (int64, error) {
 		return 0, err
 	}
 	defer c.close()
-	return rules.PushRules(context.Background(), c.backend, raw, e.rulesOptions()...)
+	v, err := rules.PushRules(context.Background(), c.backend, raw, e.rulesOptions()...)
+	return v, e.explain(err)
 }
 
 // withStoredSet runs do, within --timeout, on the Set of the rules in Redis
@@ -79,9 +81,20 @@ func (e *env) withStoredSet(do func(ctx context.Context, set *rules.Set) error) 
 	defer cancel()
 	set, err := e.storedSet(ctx, c)
 	if err != nil {
+		return e.explain(err)
+	}
+	return e.explain(do(ctx, set))
+}
+
+// explain says what a refused password or an unverified certificate means
+// (redisstore.ExplainError), naming the Redis by its URL, password
+// redacted; other errors are returned as they are.
+func (e *env) explain(err error) error {
+	explained := redisstore.ExplainError(err)
+	if explained == err {
 		return err
 	}
-	return do(ctx, set)
+	return fmt.Errorf("ratewarden: %s: %w", redisstore.RedactURL(e.redisURL), explained)
 }
 
 // storedSet fetches the rules in Redis and builds the Set they define on the
