@@ -13,14 +13,14 @@
 //
 // The router is strict and case-sensitive (fiber.Config's StrictRouting and
 // CaseSensitive, both off by default): a path reaches a route only as the
-// route spells it, as the rules match it. With Fiber's defaults, POST /login/
-// and POST /LOGIN would reach the login handler, and GET /API/items the
-// items, while the rules' /login and /api, which match paths as they are
-// spelled and keep a trailing slash, govern none of them. One spelling still
-// differs: Fiber routes on the path as sent, so a parameter takes a "." or
-// ".." segment (GET /api/items/.. reaches the item route, id ".."), which the
-// rules resolve as a dot segment (/api/): a policy on /api/items/{id} does not
-// govern it, while one on the prefix /api does.
+// route spells it. With Fiber's defaults, POST /login/ and POST /LOGIN would
+// reach the login handler, GET /API/items the items and GET /api/items/7/ the
+// item, spellings the rules' patterns need not match (a trailing "/" is a
+// segment of its own to a rules pattern: /login does not match /login/). One
+// spelling still differs: Fiber routes on the path as sent, so a parameter
+// takes a "." or ".." segment (GET /api/items/.. reaches the item route, id
+// ".."), which the rules resolve as a dot segment (/api/): a policy on
+// /api/items/{id} does not govern it, while one on the prefix /api does.
 package main
 
 import (

@@ -30,23 +30,30 @@ func start(t *testing.T, setup *flags.Setup) string {
 func TestClassic(t *testing.T)   { servertest.Classic(t, start) }
 func TestRulesMode(t *testing.T) { servertest.RulesMode(t, start) }
 
-// In rules mode a path reaches a handler only as the route spells it: a
-// trailing slash or another case is a 404, never a handler the rules' /login
-// and /api do not govern. The limiter still sees each request first.
-func TestRulesGovernEveryRoutedSpelling(t *testing.T) {
+// In rules mode a path reaches a handler only as the route spells it: with
+// a valid API key and the right password, so that whatever the rules make of
+// it they let it through, a trailing slash or another case is Fiber's 404,
+// never the handler. The limiter still sees each request first: the api
+// policy's prefix takes /api/items/7/, and asks for its key.
+func TestRoutesTakeOnlyTheirOwnSpelling(t *testing.T) {
 	s := servertest.StartServer(t, start, "-rules", servertest.CopyRules(t, "rules.yaml"))
+	password := []string{flags.PasswordHeader, flags.RulesPassword}
+	key := []string{"X-API-Key", "k-spelling"}
 	for _, tt := range []struct {
 		method, path string
 		headers      []string
 		status       int
 	}{
-		{fiber.MethodPost, "/login/", []string{flags.PasswordHeader, flags.RulesPassword}, 404},
-		{fiber.MethodPost, "/LOGIN", []string{flags.PasswordHeader, flags.RulesPassword}, 404},
-		{fiber.MethodGet, "/API/items", nil, 404},
-		{fiber.MethodGet, "/Api/Items/7", nil, 404},
-		{fiber.MethodGet, "/api/items/7/", nil, 401}, // the api policy's prefix governs it: no key, 401
-		{fiber.MethodGet, "/api/items/7/", []string{"X-API-Key", "k-slash"}, 404},
-		{fiber.MethodPost, "/login", []string{flags.PasswordHeader, flags.RulesPassword}, 200},
+		{fiber.MethodPost, "/login", password, 200},
+		{fiber.MethodPost, "/login/", password, 404},
+		{fiber.MethodPost, "/login//", password, 404},
+		{fiber.MethodPost, "/LOGIN", password, 404},
+		{fiber.MethodGet, "/api/items/7", key, 200},
+		{fiber.MethodGet, "/api/items/7/", key, 404},
+		{fiber.MethodGet, "/API/items", key, 404},
+		{fiber.MethodGet, "/Api/Items/7", key, 404},
+		{fiber.MethodGet, "/healthz/", nil, 404},
+		{fiber.MethodGet, "/api/items/7/", nil, 401},
 	} {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
 			assert.Equal(t, tt.status, s.Do(t, tt.method, tt.path, tt.headers...).Status)
