@@ -134,10 +134,19 @@ func (c *call) Method() string { return "POST" }
 // Path is the full method, "/pkg.Service/Method".
 func (c *call) Path() string { return c.method }
 
-// EscapedPath is the full method as rules match it: the method as sent, which
-// rules normalise as they normalise an HTTP path (a byte no path carries raw,
-// such as a non-UTF-8 one, is matched percent-encoded).
-func (c *call) EscapedPath() string { return c.method }
+// EscapedPath is the full method as rules match it (keyfuncs.EscapedPathRequest),
+// which they normalise as an HTTP path: gRPC does not percent-encode method
+// names, so a '%' in one is a '%', written "%25" here, and "%2e%2e" is never
+// read as "..". A real method ("/pkg.Service/Method": identifiers and dots)
+// is in normal form already and is matched exactly; only a name no service
+// registers, which reaches an unknown-service handler alone, may be
+// normalised ("/a/../b" is matched as "/b"; a non-UTF-8 byte percent-encoded).
+func (c *call) EscapedPath() string {
+	if strings.IndexByte(c.method, '%') < 0 {
+		return c.method
+	}
+	return strings.ReplaceAll(c.method, "%", "%25")
+}
 
 // Route is the full method, "/pkg.Service/Method": what the server routed
 // the call by (keyfuncs.Route keys by it).
