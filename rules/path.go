@@ -178,3 +178,57 @@ func nextSegment(p string, pos int) int {
 	}
 	return len(p)
 }
+
+// Route patterns and request paths are compared without regard to ASCII
+// case: Fiber routes case-insensitively by default, so "/API/items/1" reaches
+// the handler of "/api/items/:id" there, and a policy on that route must
+// govern it. In normal form a path holds only ASCII (anything else is
+// percent-encoded), so ASCII folding is all the folding there is.
+
+// hasUpperASCII reports whether s has an upper-case ASCII letter.
+func hasUpperASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// appendLowerASCII appends s to dst with its ASCII letters in lower case.
+func appendLowerASCII(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// lowerASCII returns s with its ASCII letters in lower case.
+func lowerASCII(s string) string {
+	if !hasUpperASCII(s) {
+		return s
+	}
+	return string(appendLowerASCII(make([]byte, 0, len(s)), s))
+}
+
+// equalFoldASCII reports whether lower (in lower case) and s are equal
+// without regard to ASCII case.
+func equalFoldASCII(lower, s string) bool {
+	if len(lower) != len(s) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}

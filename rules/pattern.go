@@ -220,7 +220,9 @@ func escapeProblem(esc string) error {
 }
 
 // match reports whether the normal path p (see normalizePath) matches the
-// pattern: each segment compared once, then the tail.
+// pattern: each segment compared once, without regard to ASCII case, then
+// the tail; a trailing "/" the pattern does not have is ignored. It is the
+// trie's walk for one pattern, for tests and tools.
 func (pt *pattern) match(p string) bool {
 	pos := 1 // p[0] is '/'; pos > len(p) once no segment is left
 	for _, s := range pt.segments {
@@ -229,14 +231,14 @@ func (pt *pattern) match(p string) bool {
 		}
 		end := nextSegment(p, pos)
 		seg := p[pos:end]
-		if s.kind == segLiteral && seg != s.text || s.kind == segParam && seg == "" {
+		if s.kind == segLiteral && !equalFoldASCII(lowerASCII(s.text), seg) || s.kind == segParam && seg == "" {
 			return false
 		}
 		pos = end + 1
 	}
 	switch pt.tail {
 	case tailNone:
-		return pos > len(p)
+		return pos >= len(p)
 	case tailRest:
 		return pos <= len(p)
 	}

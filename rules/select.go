@@ -2,7 +2,9 @@ package rules
 
 import (
 	"fmt"
+	"net/http"
 	"net/textproto"
+	"slices"
 	"strings"
 	"sync"
 
@@ -134,6 +136,9 @@ func (s *selector) addPolicy(p *Policy, i int32, methods, hosts [][]string) erro
 			return fmt.Errorf("an empty method")
 		}
 		methods[i] = append(methods[i], strings.ToUpper(v))
+	}
+	if slices.Contains(methods[i], http.MethodGet) && !slices.Contains(methods[i], http.MethodHead) {
+		methods[i] = append(methods[i], http.MethodHead) // every router answers HEAD with the GET handler
 	}
 	for _, v := range m.Hosts {
 		h := hostOnly(strings.ToLower(v))

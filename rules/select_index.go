@@ -76,10 +76,11 @@ func (n *trieNode) insert(p *pattern, i int32) {
 			n = n.param
 			continue
 		}
-		next := n.literal(s.text)
+		text := lowerASCII(s.text)
+		next := n.literal(text)
 		if next == nil {
 			next = &trieNode{}
-			n.children = append(n.children, trieEdge{text: s.text, node: next})
+			n.children = append(n.children, trieEdge{text: text, node: next})
 		}
 		n = next
 	}
@@ -124,13 +125,21 @@ func (n *trieNode) seal() {
 	}
 }
 
-// literal returns the node the literal edge seg leads to, or nil.
+// literal returns the node the literal edge seg leads to, or nil, comparing
+// without regard to ASCII case (the edges' texts are lower case).
 func (n *trieNode) literal(seg string) *trieNode {
 	if n.byText != nil {
-		return n.byText[seg]
+		if !hasUpperASCII(seg) {
+			return n.byText[seg]
+		}
+		var buf [128]byte
+		if len(seg) <= len(buf) {
+			return n.byText[string(appendLowerASCII(buf[:0], seg))] // the lookup does not allocate
+		}
+		return n.byText[lowerASCII(seg)]
 	}
 	for i := range n.children {
-		if n.children[i].text == seg {
+		if equalFoldASCII(n.children[i].text, seg) {
 			return n.children[i].node
 		}
 	}
@@ -145,6 +154,9 @@ func (n *trieNode) walk(p string, pos int, set bitset) {
 		set.addAll(n.exact)
 		set.addAll(n.any)
 		return
+	}
+	if pos == len(p) { // all that is left is a trailing "/", which a pattern need not have
+		set.addAll(n.exact)
 	}
 	set.addAll(n.rest)
 	set.addAll(n.any)

@@ -127,11 +127,13 @@ func naiveMatch(m *Match, r keyfuncs.Request) bool {
 		pathOK = pathOK || p.match(path)
 	}
 	for _, pre := range m.Prefixes {
-		pathOK = pathOK || path == pre || strings.HasPrefix(path, strings.TrimSuffix(pre, "/")+"/")
+		lpath, lpre := strings.ToLower(path), strings.ToLower(pre)
+		pathOK = pathOK || lpath == lpre || strings.HasPrefix(lpath, strings.TrimSuffix(lpre, "/")+"/")
 	}
 	methodOK := len(m.Methods) == 0
 	for _, v := range m.Methods {
-		methodOK = methodOK || strings.ToUpper(v) == r.Method()
+		v = strings.ToUpper(v)
+		methodOK = methodOK || v == r.Method() || v == "GET" && r.Method() == "HEAD"
 	}
 	host := r.Header("Host")
 	switch {
