@@ -5,6 +5,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
@@ -208,21 +209,35 @@ func metadataKey(name string) string {
 	return ""
 }
 
-// headerMD returns the fields as header metadata, nil when there are none:
-// one string holds every value, and the map is the call's own, for grpc-go
-// to keep.
+// headerMD returns the fields as header metadata, nil when there are none.
+// grpc-go keeps what it is handed until the header is written, after the
+// call is released: the values are copied into a block of their own (one
+// allocation, with the slices the map holds), and the map is new.
 func (c *call) headerMD() metadata.MD {
 	if c.nf == 0 {
 		return nil
 	}
-	vals := string(c.buf)
+	blk := new(mdBlock)
+	var vals string
+	if len(c.buf) <= len(blk.buf) {
+		n := copy(blk.buf[:], c.buf)
+		vals = unsafe.String(&blk.buf[0], n) // blk.buf is never written again
+	} else {
+		vals = string(c.buf) // a long RateLimit field (a Group's)
+	}
 	md := make(metadata.MD, c.nf)
-	backing := make([]string, c.nf)
 	for i, f := range c.fields[:c.nf] {
-		backing[i] = vals[f.start:f.end]
-		md[f.key] = backing[i : i+1 : i+1]
+		blk.vals[i] = vals[f.start:f.end]
+		md[f.key] = blk.vals[i : i+1 : i+1]
 	}
 	return md
+}
+
+// mdBlock holds the values of one call's header metadata: the slices the
+// map holds, and, when they fit, the bytes of the values.
+type mdBlock struct {
+	vals [maxFields]string
+	buf  [128]byte
 }
 
 // field returns the value of the field of key, "" when it is not set.

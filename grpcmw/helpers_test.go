@@ -114,7 +114,7 @@ type harness struct {
 }
 
 // close stops the server and closes the client now, before the test ends.
-func (h *harness) close(t *testing.T) {
+func (h *harness) close(t testing.TB) {
 	t.Helper()
 	h.stop()
 }
@@ -122,7 +122,7 @@ func (h *harness) close(t *testing.T) {
 // start serves a testServer behind ic's interceptors (after the one that
 // sets the peer from peerKey) on bufconn, with extra server options, and
 // returns a connected client. Everything stops when the test ends.
-func start(t *testing.T, ic *grpcmw.Interceptor, extra ...grpc.ServerOption) *harness {
+func start(t testing.TB, ic *grpcmw.Interceptor, extra ...grpc.ServerOption) *harness {
 	t.Helper()
 	lis := bufconn.Listen(1 << 20)
 	opts := []grpc.ServerOption{
@@ -184,7 +184,7 @@ func (s *ctxStream) Context() context.Context { return s.ctx }
 
 // newLimiter returns a limiter of alg and limit on a memory store of its own,
 // on clk.
-func newLimiter(t *testing.T, clk core.Clock, alg core.Algorithm, limit core.Limit, opts ...core.Option) *core.Limiter {
+func newLimiter(t testing.TB, clk core.Clock, alg core.Algorithm, limit core.Limit, opts ...core.Option) *core.Limiter {
 	t.Helper()
 	st, err := memory.New(memory.WithSweepInterval(0), memory.WithClock(clk))
 	require.NoError(t, err)
