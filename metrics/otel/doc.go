@@ -16,6 +16,7 @@
 //	ratewarden.decisions            counter {decision}, attributes ratewarden.policy, ratewarden.outcome
 //	ratewarden.store.duration       histogram, unit s, attribute ratewarden.policy
 //	ratewarden.store.errors         counter {error}, attribute ratewarden.policy
+//	ratewarden.breaker.open         gauge, unit 1, attribute ratewarden.policy
 //
 // and, for a memory store (RegisterMemoryStore), observed at collection:
 //
@@ -23,9 +24,14 @@
 //	ratewarden.memory_store.evictions  counter {eviction}: keys evicted
 //
 // The outcome is httplimit.Outcome's String: allowed, denied,
-// dry_run_denied, failed_open, failed_closed, key_error, skipped, refunded, store_full. A
-// store error is a failed_open or failed_closed decision, or a refund that
-// failed. The duration histogram advises buckets from 50 µs to 1 s
+// dry_run_denied, failed_open, failed_closed, key_error, skipped, refunded, store_full,
+// breaker_open. A store error is a failed_open or failed_closed decision, or
+// a refund that failed; a breaker_open decision asked no store and is none.
+// The ratewarden.breaker.open gauge of a policy is 1 from its first
+// breaker_open decision (the limiter's circuit breaker, core.WithBreaker,
+// answers without asking the store) and 0 from its first decision and again
+// from its next one the store made: it says what the policy's last requests
+// met, never anything per key. The duration histogram advises buckets from 50 µs to 1 s
 // (DefaultBuckets says why; WithBuckets or an SDK View changes them).
 // WithAttributes adds fixed attributes to every measurement.
 //
@@ -43,7 +49,8 @@
 // # Speed
 //
 // Observe builds no attribute set and takes no lock of its own once a policy
-// has been seen: the sets are made once per policy and outcome and passed as
+// has been seen (but to move its breaker gauge, when the store goes down or
+// comes back): the sets are made once per policy and outcome and passed as
 // metric.WithAttributeSet options. Measurements use context.Background(),
 // never the request's context.
 package otelmetrics

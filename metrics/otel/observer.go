@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -24,6 +26,7 @@ type Observer struct {
 	decisions   metric.Int64Counter
 	duration    metric.Float64Histogram
 	storeErrors metric.Int64Counter
+	breaker     metric.Int64Gauge
 	attrs       []attribute.KeyValue
 
 	table *policytable.Table[*policyOptions] // at most the bound's names, then OverflowPolicy
@@ -32,10 +35,31 @@ type Observer struct {
 // policyOptions are the precomputed attribute sets of one policy, each
 // wrapped as the one-element option list the instruments take.
 type policyOptions struct {
-	decisions [][]metric.AddOption // indexed by httplimit.Outcome
-	unknown   []metric.AddOption   // an outcome not in httplimit.Outcomes
-	duration  []metric.RecordOption
+	decisions [][]metric.AddOption  // indexed by httplimit.Outcome
+	unknown   []metric.AddOption    // an outcome not in httplimit.Outcomes
+	duration  []metric.RecordOption // the policy alone: for the gauge too
 	errors    []metric.AddOption
+
+	breakerOpen atomic.Bool // what ratewarden.breaker.open was last set to
+	breakerMu   sync.Mutex  // held to change breakerOpen and the gauge together
+}
+
+// setBreaker records open in o's ratewarden.breaker.open gauge for p,
+// unless it says so already.
+func (o *Observer) setBreaker(p *policyOptions, open bool) {
+	if p.breakerOpen.Load() == open {
+		return
+	}
+	p.breakerMu.Lock()
+	defer p.breakerMu.Unlock()
+	if p.breakerOpen.Load() != open {
+		p.breakerOpen.Store(open)
+		var v int64
+		if open {
+			v = 1
+		}
+		o.breaker.Record(context.Background(), v, p.duration...)
+	}
 }
 
 // New makes an Observer whose instruments come from mp's Meter named
@@ -52,7 +76,7 @@ func New(mp metric.MeterProvider, opts ...Option) (*Observer, error) {
 	}
 	meter := mp.Meter(ScopeName)
 	o := &Observer{attrs: c.attrs}
-	var errs [3]error
+	var errs [4]error
 	o.decisions, errs[0] = meter.Int64Counter("ratewarden.decisions",
 		metric.WithUnit("{decision}"),
 		metric.WithDescription("Rate-limit decisions, by policy and outcome."))
@@ -63,6 +87,9 @@ func New(mp metric.MeterProvider, opts ...Option) (*Observer, error) {
 	o.storeErrors, errs[2] = meter.Int64Counter("ratewarden.store.errors",
 		metric.WithUnit("{error}"),
 		metric.WithDescription("Rate-limit store calls that failed (the request then failed open or closed), and failed refunds."))
+	o.breaker, errs[3] = meter.Int64Gauge("ratewarden.breaker.open",
+		metric.WithUnit("1"),
+		metric.WithDescription("1 while the store's circuit breaker answers the policy's requests without asking the store (the breaker_open outcome), 0 once the store decides them again."))
 	if err := errors.Join(errs[:]...); err != nil {
 		return nil, fmt.Errorf("otelmetrics: making the instruments: %w", err)
 	}
@@ -72,8 +99,11 @@ func New(mp metric.MeterProvider, opts ...Option) (*Observer, error) {
 
 // Observe counts e under its policy and outcome, records its store latency
 // in seconds when it had one, and counts a store error when e carries one
-// that is not a key error nor a full store's refusal (counted only as the
-// store_full outcome). It implements httplimit.Observer.
+// that is not a key error, a full store's refusal (counted only as the
+// store_full outcome) nor the open breaker's (breaker_open: no store call).
+// The policy's ratewarden.breaker.open gauge goes to 1 on a breaker_open
+// decision and back to 0 on one the store decided (allowed, denied,
+// dry_run_denied). It implements httplimit.Observer.
 func (o *Observer) Observe(e httplimit.Event) {
 	p := o.table.Get(e.Policy)
 	ctx := context.Background() // never the request's: Observe reads nothing of it
@@ -84,6 +114,13 @@ func (o *Observer) Observe(e httplimit.Event) {
 	o.decisions.Add(ctx, 1, add...)
 	if e.StoreLatency > 0 {
 		o.duration.Record(ctx, e.StoreLatency.Seconds(), p.duration...)
+	}
+	switch e.Outcome {
+	case httplimit.OutcomeBreakerOpen:
+		o.setBreaker(p, true)
+		return
+	case httplimit.OutcomeAllowed, httplimit.OutcomeDenied, httplimit.OutcomeDryRunDenied:
+		o.setBreaker(p, false)
 	}
 	if e.Err != nil && e.Outcome != httplimit.OutcomeKeyError && e.Outcome != httplimit.OutcomeStoreFull {
 		o.storeErrors.Add(ctx, 1, p.errors...)
@@ -106,6 +143,7 @@ func (o *Observer) makeOptions(policy string) *policyOptions {
 	for _, out := range httplimit.Outcomes {
 		p.decisions[out] = withOutcome(out.String())
 	}
+	o.breaker.Record(context.Background(), 0, p.duration...) // a policy's gauge exists from its first decision
 	return p
 }
 

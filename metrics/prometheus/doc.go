@@ -15,6 +15,7 @@
 //	ratewarden_decisions_total{policy, outcome}  counter: every decision
 //	ratewarden_store_latency_seconds{policy}     histogram: time in the store
 //	ratewarden_store_errors_total{policy}        counter: failed store calls
+//	ratewarden_breaker_open{policy}              gauge: 1 while the store's circuit breaker answers
 //
 // and, for a memory store (RegisterMemoryStore), read at scrape time:
 //
@@ -22,10 +23,16 @@
 //	ratewarden_memory_store_evictions_total      counter: keys evicted
 //
 // The outcome label is httplimit.Outcome's String: allowed, denied,
-// dry_run_denied, failed_open, failed_closed, key_error, skipped, refunded, store_full.
+// dry_run_denied, failed_open, failed_closed, key_error, skipped, refunded, store_full,
+// breaker_open.
 // Every outcome of a policy is exported from its first decision on, at 0 until
 // it happens, so rates and ratios need no absent(). A store error is a
-// failed_open or failed_closed decision, or a refund that failed. The latency
+// failed_open or failed_closed decision, or a refund that failed; a
+// breaker_open decision asked no store and is none. The breaker_open gauge
+// of a policy is 1 from its first breaker_open decision (the limiter's
+// circuit breaker, core.WithBreaker, answers without asking the store) and 0
+// again from its next decision the store made: it says what the policy's
+// last requests met, never anything per key. The latency
 // histogram's buckets span 50 µs to 1 s (DefaultBuckets says why;
 // WithBuckets changes them). WithNamespace replaces the ratewarden_ prefix and
 // WithConstLabels adds fixed labels, to tell two observers or stores apart in
@@ -44,6 +51,8 @@
 //
 // # Speed
 //
-// Observe allocates nothing and takes no lock once a policy has been seen:
-// one atomic load, one map lookup, and the counter and histogram updates.
+// Observe allocates nothing and takes no lock once a policy has been seen
+// (but to move its breaker_open gauge, which changes when the store goes
+// down or comes back): one atomic load, one map lookup, the counter and
+// histogram updates, and one more atomic load for the gauge.
 package prommetrics

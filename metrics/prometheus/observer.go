@@ -3,6 +3,8 @@ package prommetrics
 import (
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -29,6 +31,7 @@ type Observer struct {
 	decisions   *prometheus.CounterVec
 	latency     *prometheus.HistogramVec
 	storeErrors *prometheus.CounterVec
+	breaker     *prometheus.GaugeVec
 
 	table *policytable.Table[*policySeries] // at most maxPolicies names, then OverflowPolicy
 }
@@ -38,7 +41,33 @@ type policySeries struct {
 	decisions   []prometheus.Counter // indexed by httplimit.Outcome
 	latency     prometheus.Observer
 	storeErrors prometheus.Counter
+	breaker     breakerGauge
 	label       string
+}
+
+// breakerGauge is a policy's breaker_open series and the value it was last
+// set to, so that a decision reads a flag instead of writing the gauge.
+type breakerGauge struct {
+	gauge prometheus.Gauge
+	open  atomic.Bool
+	mu    sync.Mutex // held to change open and the gauge together
+}
+
+// set makes the gauge say open, when it does not already.
+func (b *breakerGauge) set(open bool) {
+	if b.open.Load() == open {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.open.Load() != open {
+		b.open.Store(open)
+		v := 0.0
+		if open {
+			v = 1
+		}
+		b.gauge.Set(v)
+	}
 }
 
 // New makes an Observer and registers its metrics with reg (for the default
@@ -58,7 +87,7 @@ func New(reg prometheus.Registerer, opts ...Option) (*Observer, error) {
 		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace:   c.namespace,
 			Name:        "decisions_total",
-			Help:        "Rate-limit decisions, by policy and outcome (allowed, denied, dry_run_denied, failed_open, failed_closed, key_error, skipped, refunded, store_full).",
+			Help:        "Rate-limit decisions, by policy and outcome (allowed, denied, dry_run_denied, failed_open, failed_closed, key_error, skipped, refunded, store_full, breaker_open).",
 			ConstLabels: c.constLabels,
 		}, []string{labelPolicy, labelOutcome}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
@@ -74,6 +103,12 @@ func New(reg prometheus.Registerer, opts ...Option) (*Observer, error) {
 			Help:        "Rate-limit store calls that failed (the request then failed open or closed), and failed refunds, by policy.",
 			ConstLabels: c.constLabels,
 		}, []string{labelPolicy}),
+		breaker: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace:   c.namespace,
+			Name:        "breaker_open",
+			Help:        "1 while the store's circuit breaker answers the policy's requests without asking the store (the breaker_open outcome), 0 once the store decides them again, by policy.",
+			ConstLabels: c.constLabels,
+		}, []string{labelPolicy}),
 	}
 	o.table = policytable.New(c.maxPolicies, OverflowPolicy, o.resolve)
 	if err := reg.Register(o); err != nil {
@@ -84,8 +119,11 @@ func New(reg prometheus.Registerer, opts ...Option) (*Observer, error) {
 
 // Observe counts e under its policy and outcome, records its store latency
 // in seconds when it had one, and counts a store error when e carries one
-// that is not a key error nor a full store's refusal (counted only as the
-// store_full outcome). It implements httplimit.Observer.
+// that is not a key error, a full store's refusal (counted only as the
+// store_full outcome) nor the open breaker's (breaker_open: no store call).
+// The policy's breaker_open gauge goes to 1 on a breaker_open decision and
+// back to 0 on one the store decided (allowed, denied, dry_run_denied). It
+// implements httplimit.Observer.
 func (o *Observer) Observe(e httplimit.Event) {
 	s := o.table.Get(e.Policy)
 	if int(e.Outcome) < len(s.decisions) && s.decisions[e.Outcome] != nil {
@@ -97,6 +135,13 @@ func (o *Observer) Observe(e httplimit.Event) {
 	}
 	if e.StoreLatency > 0 {
 		s.latency.Observe(e.StoreLatency.Seconds())
+	}
+	switch e.Outcome {
+	case httplimit.OutcomeBreakerOpen:
+		s.breaker.set(true)
+		return
+	case httplimit.OutcomeAllowed, httplimit.OutcomeDenied, httplimit.OutcomeDryRunDenied:
+		s.breaker.set(false)
 	}
 	if e.Err != nil && e.Outcome != httplimit.OutcomeKeyError && e.Outcome != httplimit.OutcomeStoreFull {
 		s.storeErrors.Inc()
@@ -115,6 +160,7 @@ func (o *Observer) resolve(policy string) *policySeries {
 		storeErrors: o.storeErrors.WithLabelValues(label),
 		label:       label,
 	}
+	s.breaker.gauge = o.breaker.WithLabelValues(label)
 	for _, out := range httplimit.Outcomes {
 		s.decisions[out] = o.decisions.WithLabelValues(label, out.String())
 	}
@@ -135,6 +181,7 @@ func (o *Observer) Describe(ch chan<- *prometheus.Desc) {
 	o.decisions.Describe(ch)
 	o.latency.Describe(ch)
 	o.storeErrors.Describe(ch)
+	o.breaker.Describe(ch)
 }
 
 // Collect sends the Observer's metrics. It implements prometheus.Collector.
@@ -142,4 +189,5 @@ func (o *Observer) Collect(ch chan<- prometheus.Metric) {
 	o.decisions.Collect(ch)
 	o.latency.Collect(ch)
 	o.storeErrors.Collect(ch)
+	o.breaker.Collect(ch)
 }

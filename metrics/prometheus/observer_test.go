@@ -59,7 +59,7 @@ func TestObserveCountsEveryOutcome(t *testing.T) {
 			obs.Observe(httplimit.Event{Outcome: out, Policy: "api"})
 
 			var want strings.Builder
-			want.WriteString("# HELP ratewarden_decisions_total Rate-limit decisions, by policy and outcome (allowed, denied, dry_run_denied, failed_open, failed_closed, key_error, skipped, refunded, store_full).\n")
+			want.WriteString("# HELP ratewarden_decisions_total Rate-limit decisions, by policy and outcome (allowed, denied, dry_run_denied, failed_open, failed_closed, key_error, skipped, refunded, store_full, breaker_open).\n")
 			want.WriteString("# TYPE ratewarden_decisions_total counter\n")
 			for _, o := range httplimit.Outcomes {
 				n := 0
