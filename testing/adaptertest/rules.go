@@ -1,6 +1,7 @@
 package adaptertest
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -80,6 +81,38 @@ func RunRules(t *testing.T, a Adapter, build RulesBuilder) {
 		})
 	}
 	assert.Equal(t, int64(7), e.calls.Load(), "the handler ran for every request let through, and only for those")
+	checkNoSpellingWalksAround(t, e)
+}
+
+// routeSpellings are other spellings of GET /users/7 that some framework
+// routes to the handler of /users/{id}: a trailing slash, case, empty and dot
+// segments, an encoded unreserved character, and HEAD.
+var routeSpellings = []struct{ method, path string }{
+	{"GET", "/users/7/"}, {"GET", "/USERS/7"}, {"GET", "/Users/7/"}, {"GET", "//users/7"}, {"GET", "/users//7"},
+	{"GET", "/users/./7"}, {"GET", "/x/../users/7"}, {"GET", "/users/%37"}, {"GET", "/%75sers/7"}, {"HEAD", "/users/7"},
+}
+
+// checkNoSpellingWalksAround spends a client's quota on /users/7, then sends
+// each other spelling of it: whatever the framework's router does with the
+// spelling, the client is refused (429), redirected to a path that is
+// (3xx), or routed nowhere (404, where the middleware is on the routes
+// themselves), and the handler never runs.
+func checkNoSpellingWalksAround(t *testing.T, e *env) {
+	for i, sp := range routeSpellings {
+		t.Run("no way around the route's policy: "+sp.method+" "+sp.path, func(t *testing.T) {
+			peer := fmt.Sprintf("203.0.113.%d:1", i+1)
+			for range 2 {
+				require.Equal(t, 200, e.do("GET", "/users/7", peer).Status, "the quota is spent")
+			}
+			before := e.calls.Load()
+			got := e.do(sp.method, sp.path, peer)
+			assert.GreaterOrEqual(t, got.Status, 300, "refused (429), redirected, or routed nowhere (404)")
+			if got.Status == 429 {
+				assert.Contains(t, got.Headers[httplimit.HeaderRateLimit], `"users";r=0;`)
+			}
+			assert.Equal(t, before, e.calls.Load(), "the handler did not run")
+		})
+	}
 }
 
 // rulesScript is RunRules' script: each request in order, and what its
