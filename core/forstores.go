@@ -118,9 +118,11 @@ func (r *TakeRequest) FreshAt(states []State) int64 {
 	return at
 }
 
-// Fingerprint hashes r's algorithm and limits (not their names): states a
-// store must keep apart have different fingerprints, but for negligible
-// chance. It is stable within a process only.
+// Fingerprint hashes r's algorithm and limits' figures (not their names):
+// requests under different figures have different fingerprints, but for
+// negligible chance, as a cache of decisions needs. A store keys its states
+// by Identity instead, which an edit of the figures keeps. It is stable
+// within a process only.
 func (r *TakeRequest) Fingerprint() uint64 {
 	if p := r.prepared(); p != nil {
 		return p.fp

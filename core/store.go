@@ -22,7 +22,9 @@ type TakeRequest struct {
 	// Key identifies the client (an IP, an API key, a user).
 	Key string
 	// Namespace separates limiters that share one store; a store keys its state
-	// by (Namespace, Key, Algorithm, Limits).
+	// by (Namespace, Key, Algorithm, number of Limits), not by the limits'
+	// figures, and re-expresses a state written under other figures (see
+	// TakeRequest.Identity and TakeRequest.Reexpress).
 	Namespace string
 	// Algorithm is the algorithm to apply.
 	Algorithm Algorithm

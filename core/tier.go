@@ -10,20 +10,20 @@ import (
 // RateLimit-Policy header.
 const maxNameLen = 64
 
-// Tier returns a limiter that shares l's store, clock, algorithm and
-// namespace but applies limit and more (a plan picked per request), named
-// name: an unnamed first limit takes name, an unnamed further one name and the
+// Tier returns a limiter that shares l's store, clock and algorithm but
+// applies limit and more (a plan picked per request), named name: an unnamed first limit takes name, an unnamed further one name and the
 // limit ("paid 1000/h"). name must be 1 to 64 bytes of printable ASCII without
 // '"' or '\' (else an error wraps ErrInvalidLimit); the limits are checked as
-// NewLimiter checks them. State is kept per limit figures, not names: tiers
-// with different figures never share a key's counts, and tiers with the same
-// figures, being the same quota, do (as a rules reload keeps the counts of
-// unchanged limits).
+// NewLimiter checks them. A tier keeps its state apart, in the namespace of
+// l followed by a NUL byte and name: tiers never share a key's counts with
+// each other or with l, and a tier of the same name built again with edited
+// figures (a rules reload) finds what the client used under the old ones
+// (see TakeRequest.Identity).
 func (l *Limiter) Tier(name string, limit Limit, more ...Limit) (*Limiter, error) {
 	if err := validateName(name); err != nil {
 		return nil, err
 	}
-	t := &Limiter{alg: l.alg, store: l.store, clock: l.clock, sys: l.sys, ns: l.ns, breaker: l.breaker}
+	t := &Limiter{alg: l.alg, store: l.store, clock: l.clock, sys: l.sys, ns: l.ns + "\x00" + name, breaker: l.breaker}
 	limits := append(append(make([]Limit, 0, 1+len(more)), limit), more...)
 	err := t.setLimits(limits, name, func(lim Limit) string { return name + " " + lim.String() })
 	if err != nil {

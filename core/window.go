@@ -62,7 +62,7 @@ func fixedWindow(s *State, p *params, cost, now int64, commit bool) Decision {
 	}
 	switch {
 	case cost > p.rate:
-		return Decision{Exceeds: true, Remaining: p.rate - count, ResetAfter: micros(reset), RetryAfter: micros(p.period)}
+		return Decision{Exceeds: true, Remaining: max(0, p.rate-count), ResetAfter: micros(reset), RetryAfter: micros(p.period)}
 	case count+cost <= p.rate:
 		if commit && cost > 0 {
 			s.T, s.N = start, count+cost
@@ -72,7 +72,7 @@ func fixedWindow(s *State, p *params, cost, now int64, commit bool) Decision {
 		}
 		return Decision{Allowed: true, Remaining: p.rate - count - cost, ResetAfter: micros(reset)}
 	default:
-		return Decision{Remaining: p.rate - count, ResetAfter: micros(reset), RetryAfter: micros(end - now)}
+		return Decision{Remaining: max(0, p.rate-count), ResetAfter: micros(reset), RetryAfter: micros(end - now)}
 	}
 }
 
@@ -186,7 +186,7 @@ func slidingLog(s *State, p *params, cost, now int64, commit bool) Decision {
 	}
 	switch {
 	case cost > p.rate:
-		return Decision{Exceeds: true, Remaining: p.rate - n, ResetAfter: micros(reset), RetryAfter: micros(p.period)}
+		return Decision{Exceeds: true, Remaining: max(0, p.rate-n), ResetAfter: micros(reset), RetryAfter: micros(p.period)}
 	case n+cost <= p.rate:
 		remaining := p.rate - n - cost
 		if cost > 0 {
@@ -204,7 +204,7 @@ func slidingLog(s *State, p *params, cost, now int64, commit bool) Decision {
 	default:
 		// The request fits once the (n+cost-Rate) oldest entries have left.
 		k := n + cost - p.rate
-		return Decision{Remaining: p.rate - n, ResetAfter: micros(reset), RetryAfter: micros(at(k-1) + p.period - now)}
+		return Decision{Remaining: max(0, p.rate-n), ResetAfter: micros(reset), RetryAfter: micros(at(k-1) + p.period - now)}
 	}
 }
 

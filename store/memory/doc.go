@@ -24,19 +24,22 @@
 // background sweeper and by inserts that pass it, and tables shrink again after
 // a flood.
 //
-// A key costs about 32 bytes of heap for the token bucket, the leaky bucket
-// and GCRA (a 16-byte slot of the table, at the load a full table has), 48
-// for the fixed and the sliding window (a 24-byte slot: the word and its
-// packing, which tells the sweeper when the word has recovered), never more
-// than 64 at any number of keys (heap_test.go checks 100,000, 262,144 and
-// 1,000,000), 144 for a sliding window too large to pack (a slot and an
-// entry), and 176 for the sliding log holding one timestamp, 8 bytes more per
-// timestamp it holds; an entry under several limits keeps its states apart,
-// 56 bytes each. The entries of evicted or dropped keys are recycled for new keys, so
+// A key costs about 48 bytes of heap for every algorithm kept in a word (a
+// 24-byte slot of the table, at the load a full table has): the meters' word
+// and the emission interval it was written under, the windows' word and its
+// packing (which tells the sweeper when the word has recovered); both say
+// when a limit's figures were edited, so the word is re-expressed under the
+// new ones (see core.TakeRequest.Identity). Never more than 64 at any number
+// of keys (heap_test.go checks 100,000, 262,144 and 1,000,000); 184 for a
+// sliding window too large to pack (a slot and an entry, which keeps the
+// limits its states were written under), and 216 for the sliding log holding
+// one timestamp, 8 bytes more per timestamp it holds; an entry under several
+// limits keeps its states and limits apart, 96 bytes each. The entries of
+// evicted or dropped keys are recycled for new keys, so
 // a flood of unique keys at a full store allocates nothing and the heap in use
 // (what the process holds from the OS) stays within 1.5x of these figures:
 // flood_test.go checks it, and BenchmarkFloodHeap reports it for 1,000,000
-// keys at a bound of 100,000 (64 bytes a key for the windows there, whose
+// keys at a bound of 100,000 (64 bytes a key for the word tables there, whose
 // tables are at their emptiest).
 //
 // # The bound and the eviction policy

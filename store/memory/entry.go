@@ -26,6 +26,10 @@ type entry struct {
 	freshAt atomic.Int64
 	states  []core.State
 	one     [1]core.State
+	// limits are the figures the states were written under (names aside),
+	// so an edited limit re-expresses them (core.TakeRequest.Reexpress).
+	limits   []core.Limit
+	oneLimit [1]core.Limit
 }
 
 // maxFree bounds a shard's free list: enough for a flood, in which each new
@@ -127,9 +131,27 @@ func (e *entry) decideHeld(d *core.Decision, tag uint64, req *core.TakeRequest, 
 	if e.dead || e.tag != tag {
 		return false, nil
 	}
+	if !core.SameFigures(e.limits, req.Limits) {
+		req.Reexpress(e.states, e.limits, now)
+		e.setLimits(req.Limits)
+	}
 	err := req.Decide(d, e.states, now)
 	e.freshAt.Store(req.FreshAt(e.states))
 	return true, err
+}
+
+// setLimits records the figures e's states are written under, in e's own
+// array for one limit, so a key allocates nothing for them.
+func (e *entry) setLimits(limits []core.Limit) {
+	if len(limits) == 1 {
+		e.oneLimit[0] = limits[0]
+		e.limits = e.oneLimit[:]
+		return
+	}
+	if cap(e.limits) < len(limits) || &e.limits[:1][0] == &e.oneLimit[0] {
+		e.limits = make([]core.Limit, 0, len(limits))
+	}
+	e.limits = append(e.limits[:0], limits...)
 }
 
 // insertEntry decides a request for a key the shard does not hold, on fresh
@@ -137,8 +159,15 @@ func (e *entry) decideHeld(d *core.Decision, tag uint64, req *core.TakeRequest, 
 // holds the shard's mutex.
 func (sh *shard) insertEntry(d *core.Decision, tag uint64, req *core.TakeRequest, now int64) error {
 	e := sh.newEntry(len(req.Limits))
+	if len(req.Limits) == 1 {
+		// A window edited to a limit whose counts no longer pack brings
+		// them along.
+		if w, from, ok := sh.takeOverWindow(tag); ok {
+			e.states[0] = req.UnpackUnder(w, from, now)
+		}
+	}
 	err := req.Decide(d, e.states, now)
-	if err != nil || !d.Allowed || req.Cost <= 0 {
+	if err != nil || req.FreshAt(e.states) == 0 {
 		sh.recycle(e)
 		return err
 	}
@@ -149,6 +178,7 @@ func (sh *shard) insertEntry(d *core.Decision, tag uint64, req *core.TakeRequest
 	}
 	e.mu.Lock()
 	e.tag, e.dead = tag, false
+	e.setLimits(req.Limits)
 	e.freshAt.Store(req.FreshAt(e.states))
 	e.mu.Unlock()
 	sh.entries.grow()

@@ -60,13 +60,13 @@ type floodCase struct {
 // floodCases are every algorithm under one limit, and a sliding window too
 // large to pack into a word, which keeps an entry per key.
 var floodCases = []floodCase{
-	{"token-bucket", core.TokenBucket, []core.Limit{core.PerMinute(600)}, 32},
-	{"leaky-bucket", core.LeakyBucket, []core.Limit{core.PerMinute(600)}, 32},
-	{"gcra", core.GCRA, []core.Limit{core.PerMinute(600)}, 32},
+	{"token-bucket", core.TokenBucket, []core.Limit{core.PerMinute(600)}, 48},
+	{"leaky-bucket", core.LeakyBucket, []core.Limit{core.PerMinute(600)}, 48},
+	{"gcra", core.GCRA, []core.Limit{core.PerMinute(600)}, 48},
 	{"fixed-window", core.FixedWindow, []core.Limit{core.PerMinute(600)}, 48},
 	{"sliding-window", core.SlidingWindow, []core.Limit{core.PerMinute(600)}, 48},
-	{"sliding-window/entry", core.SlidingWindow, []core.Limit{core.PerSecond(1 << 16)}, 144},
-	{"sliding-log", core.SlidingLog, []core.Limit{core.PerMinute(600)}, 176},
+	{"sliding-window/entry", core.SlidingWindow, []core.Limit{core.PerSecond(1 << 16)}, 184},
+	{"sliding-log", core.SlidingLog, []core.Limit{core.PerMinute(600)}, 216},
 }
 
 // floodHeapMargin is how far above the documented figure the heap in use

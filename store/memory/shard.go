@@ -12,14 +12,26 @@ import (
 const (
 	wordMoved   int64 = -1 // the table was rebuilt: look the key up again
 	wordDeleted int64 = -2 // the key was removed: insert it again
+	wordBusy    int64 = -3 // being re-expressed under the shard's mutex: wait for it
+	wordStale   int64 = -4 // never stored: written under other figures (see reexpressWord)
 )
+
+// meterVal is a meter's state under one limit, one word updated with
+// compare-and-swap, beside the emission interval it was written under
+// (core.TakeRequest.WordUnit), so an edited limit finds it and re-expresses
+// it (core.TakeRequest.ReexpressWord). The unit changes only under the
+// shard's mutex, while the word holds wordBusy.
+type meterVal struct {
+	word atomic.Int64
+	unit atomic.Int64
+}
 
 // shard is one lock domain: a mutex for inserts and removals, and the three
 // tables it guards (meters' words, packed windows, entries). Lookups and
 // updates of existing keys take no shard lock.
 type shard struct {
 	mu      sync.Mutex
-	words   index[atomic.Int64]
+	words   index[meterVal]
 	windows index[windowVal]
 	entries index[atomic.Pointer[entry]]
 	bound   int
@@ -34,7 +46,7 @@ type shard struct {
 func (sh *shard) init(bound int, seen *atomic.Int64, refuse bool) {
 	maxCap := tableCap(bound)
 	sh.bound, sh.seen, sh.refuse = bound, seen, refuse
-	sh.words.init(maxCap, valueOps[atomic.Int64]{move: moveWord, kill: killWord})
+	sh.words.init(maxCap, valueOps[meterVal]{move: moveMeter, kill: killMeter})
 	sh.windows.init(maxCap, valueOps[windowVal]{move: moveWindow, kill: killWindow})
 	sh.entries.init(maxCap, valueOps[atomic.Pointer[entry]]{move: moveEntry, kill: sh.killEntry})
 }
@@ -68,6 +80,13 @@ func (sh *shard) roomOrder(own tableKind) [3]keyTable {
 	}
 	return all
 }
+
+func moveMeter(from, to *meterVal) bool {
+	to.unit.Store(from.unit.Load())
+	return moveWord(&from.word, &to.word)
+}
+
+func killMeter(v *meterVal, now int64, force bool) bool { return killWord(&v.word, now, force) }
 
 func moveWord(from, to *atomic.Int64) bool {
 	for {
@@ -132,15 +151,25 @@ func (sh *shard) makeRoom(own tableKind, now int64) bool {
 
 // takeWord decides a one-word algorithm under one limit into d: a lock-free
 // compare-and-swap on the key's slot, or, for a key not held, an insert under
-// the shard's mutex.
+// the shard's mutex. A word written under other figures is re-expressed
+// first, under the shard's mutex.
 func (sh *shard) takeWord(d *core.Decision, tag uint64, req *core.TakeRequest, now int64) error {
+	unit := req.WordUnit()
 	for {
 		if s, ok := sh.words.find(tag); ok {
-			v, err := applyWord(d, &s.val, req, now)
-			if v != wordDeleted {
-				if v == wordMoved {
-					continue
-				}
+			v, err := applyWord(d, &s.val, req, unit, now)
+			switch v {
+			case wordMoved:
+				continue
+			case wordBusy:
+				sh.mu.Lock() // the re-expression holds it
+				sh.mu.Unlock()
+				continue
+			case wordStale:
+				sh.reexpressWord(tag, req, unit, now)
+				continue
+			case wordDeleted:
+			default:
 				return err
 			}
 		}
@@ -159,7 +188,8 @@ func (sh *shard) takeWord(d *core.Decision, tag uint64, req *core.TakeRequest, n
 			}
 			sh.words.grow()
 			s := sh.words.claim(tag)
-			s.val.Store(st[0].T)
+			s.val.unit.Store(unit)
+			s.val.word.Store(st[0].T)
 			sh.words.publish(s, tag)
 		}
 		sh.mu.Unlock()
@@ -167,18 +197,54 @@ func (sh *shard) takeWord(d *core.Decision, tag uint64, req *core.TakeRequest, n
 	}
 }
 
-// applyWord runs the algorithm on a one-word state with compare-and-swap. It
-// returns the sentinel it met, if any, instead of deciding. Only the next
-// state is computed between the load and the swap, so the window in which
-// another core can steal the word is a few instructions; the decision is built
-// afterwards from the state the swap replaced.
-func applyWord(d *core.Decision, w *atomic.Int64, req *core.TakeRequest, now int64) (int64, error) {
+// reexpressWord rewrites tag's word, written under another emission
+// interval, under req's: it parks the word at wordBusy, so no lock-free
+// writer swaps in a state computed under either interval meanwhile, and
+// stores the unit before the word it goes with.
+func (sh *shard) reexpressWord(tag uint64, req *core.TakeRequest, unit, now int64) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	s, ok := sh.words.find(tag)
+	if !ok {
+		return
+	}
 	for {
-		v := w.Load()
+		v := s.val.word.Load()
+		from := s.val.unit.Load()
+		if v < 0 || from == unit {
+			return
+		}
+		if s.val.word.CompareAndSwap(v, wordBusy) {
+			next := req.ReexpressWord(v, from, now)
+			s.val.unit.Store(unit)
+			s.val.word.Store(next)
+			return
+		}
+	}
+}
+
+// applyWord runs the algorithm on a one-word state with compare-and-swap. It
+// returns the sentinel it met, if any, instead of deciding, and wordStale
+// for a word written under another unit. Only the next state is computed
+// between the load and the swap, so the window in which another core can
+// steal the word is a few instructions; the decision is built afterwards
+// from the state the swap replaced. The unit is read after the word: a
+// re-expression that changed it also changed the word (ReexpressWord never
+// leaves it as it was), so the swap of a word read before fails.
+func applyWord(d *core.Decision, m *meterVal, req *core.TakeRequest, unit, now int64) (int64, error) {
+	for {
+		v := m.word.Load()
 		if v < 0 {
 			return v, nil
 		}
-		if next := req.AdvanceWord(v, now); next == v || w.CompareAndSwap(v, next) {
+		if m.unit.Load() != unit {
+			return wordStale, nil
+		}
+		next := req.AdvanceWord(v, now)
+		if next == v && m.word.Load() != v {
+			continue // the word changed, perhaps re-expressed, after it was read
+		}
+		if next == v || m.word.CompareAndSwap(v, next) {
 			st := [1]core.State{{T: v}}
 			return 0, req.Decide(d, st[:], now)
 		}

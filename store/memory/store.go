@@ -165,7 +165,8 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// Len returns the number of keys the store holds (one per key and limit set).
+// Len returns the number of keys the store holds (one per namespace, key,
+// algorithm and number of limits).
 func (s *Store) Len() int {
 	n := 0
 	for i := range s.shards {
@@ -207,7 +208,8 @@ func (s *Store) Take(_ context.Context, req core.TakeRequest) (d core.Decision, 
 	return sh.takeEntry(tag, &req, now)
 }
 
-// Reset forgets the state of req's key under req's algorithm and limits.
+// Reset forgets the state of req's key under req's algorithm and number of
+// limits, whatever their figures.
 func (s *Store) Reset(_ context.Context, req core.TakeRequest) error {
 	if s.closed.Load() {
 		return core.ErrStoreClosed
@@ -228,11 +230,13 @@ func (s *Store) Reset(_ context.Context, req core.TakeRequest) error {
 	return nil
 }
 
-// tag hashes the request's identity: namespace, key, algorithm and limits.
+// tag hashes the request's identity: namespace, key, algorithm and number of
+// limits, not their figures (core.TakeRequest.Identity), so an edited limit
+// finds what its old figures wrote.
 // Its top bits pick the shard, its low bits the slot; bit 0 is left clear for
 // the reference bit and bit 2 is set so a tag is never an empty or dead slot.
 // The seeded hash of the namespace and key is uniform, so xoring in the
-// (unseeded) fingerprint of the limits keeps it so.
+// (unseeded) identity keeps it so.
 func (s *Store) tag(req *core.TakeRequest) uint64 {
 	var h uint64
 	if req.Namespace == "" {
@@ -240,7 +244,7 @@ func (s *Store) tag(req *core.TakeRequest) uint64 {
 	} else {
 		h = maphash.Comparable(s.seed, [2]string{req.Namespace, req.Key})
 	}
-	return (h ^ req.Fingerprint() | 4) &^ 1
+	return (h ^ req.Identity() | 4) &^ 1
 }
 
 func (s *Store) sweeper() {
