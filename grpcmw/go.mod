@@ -8,7 +8,7 @@ replace github.com/ratewarden/ratewarden/rules => ../rules
 
 require (
 	github.com/ratewarden/ratewarden v0.1.0
-	github.com/ratewarden/ratewarden/rules v0.0.0-00010101000000-000000000000
+	github.com/ratewarden/ratewarden/rules v0.1.0
 	github.com/stretchr/testify v1.12.1
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20261110000943-09e21b237f2c
 	google.golang.org/grpc v1.85.0
