@@ -57,17 +57,21 @@
 //
 // Every decision reaches the observers (WithObserver) as an [Event]: its
 // [Outcome] (allowed, denied, dry-run denial, fail-open, fail-closed, key
-// error, skipped, refunded, store full), the name of the limits that applied (never
+// error, skipped, refunded, store full, breaker open), the name of the limits that applied (never
 // request data: fit for a metric label), the decision, the store's latency
 // and the error. Observe runs on the request's goroutine and must not block
 // ([NonBlocking] queues events for one that may); a panicking observer is
-// recovered. The metrics/prometheus and metrics/otel modules are observers.
+// recovered, and the observers after it still see the event. The
+// metrics/prometheus and metrics/otel modules are observers.
 //
-// With no observer, limiter errors are logged through log/slog (WithLogger;
-// slog.Default() otherwise), at most one line per [LogInterval] per kind,
-// with the number left out: an outage does not flood the log. Observer and
-// tier-pick panics and a peer that is not an IP are logged the same way
-// whether or not an observer is set.
+// Limiter errors are logged through log/slog (WithLogger; slog.Default()
+// otherwise), at most one line per [LogInterval] per kind, with the number
+// left out: an outage does not flood the log. So are the store's circuit
+// breaker opening and closing (see core.WithBreaker: after repeated
+// failures the limiter stops asking the store for a while, and the policy
+// applies its fail mode at once). Setting an observer leaves those lines on;
+// WithoutStoreErrorLog turns them off. Observer and tier-pick panics and a
+// peer that is not an IP are always logged the same way.
 //
 // # Tiers, refunds and resets
 //

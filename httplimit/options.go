@@ -87,17 +87,20 @@ func WithDeniedHandler(f func(w ResponseWriter, r keyfuncs.Request, d core.Decis
 }
 
 // WithFailClosed answers 503 when the limiter fails, with a Retry-After of
-// one second (see WithUnavailableRetryAfter). By default the policy fails
-// open: the request passes. Either way the error goes to the observer
-// (OutcomeFailedOpen, OutcomeFailedClosed), or, with none, to the log (see
-// WithLogger). A dry run (WithDryRun) fails open even so.
+// one second (see WithUnavailableRetryAfter), or, while the limiter's circuit
+// breaker is open (core.ErrBreakerOpen), of the time until it probes the
+// store again, rounded up. By default the policy fails open: the request
+// passes. Either way the error goes to the observers (OutcomeFailedOpen,
+// OutcomeFailedClosed, OutcomeBreakerOpen) and to the log (see WithLogger).
+// A dry run (WithDryRun) fails open even so.
 func WithFailClosed() Option {
 	return func(p *Policy) error { p.failClosed = true; return nil }
 }
 
 // WithUnavailableRetryAfter sets the Retry-After of the policy's 503 answers
 // (default DefaultUnavailableRetryAfter): the answer when the limiter fails
-// and the policy fails closed (WithFailClosed), and the answer to a request
+// and the policy fails closed (WithFailClosed) but for the open breaker's
+// (which says when it probes the store again), and the answer to a request
 // whose new key a full store refuses (OutcomeStoreFull). RFC 9110 lets a 503 say when
 // to come back, and a client that honours it backs off instead of retrying at
 // once into a store that is down. The value is sent in whole seconds, rounded
@@ -130,8 +133,9 @@ func WithDryRun() Option {
 }
 
 // WithStoreTimeout bounds each store call (default DefaultStoreTimeout); a
-// call that times out is a limiter error. 0 sets no deadline beyond the
-// request's own.
+// call that times out is a limiter error, and counts toward opening the
+// limiter's circuit breaker (core.WithBreaker), after which requests stop
+// waiting for the store at all. 0 sets no deadline beyond the request's own.
 func WithStoreTimeout(d time.Duration) Option {
 	return func(p *Policy) error {
 		if d < 0 {
