@@ -437,7 +437,7 @@ for mod in "${MODULES[@]}"; do
 	fi
 done
 step "build examples" build_examples
-for ex in stdhttp gin echo fiber; do
+for ex in stdhttp gin echo echo5 fiber fiber3; do
 	step "probe examples/$ex" probe "$ex"
 done
 step "ratewarden rules validate (examples/rules.yaml, and a broken copy)" validate_rules
