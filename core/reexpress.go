@@ -31,6 +31,13 @@ import "math/bits"
 //
 // An algorithm changed, or a number of limits changed, is another identity:
 // that state starts afresh.
+//
+// What a cut takes off is not given back: a key re-expressed under a smaller
+// limit and then under the larger one again keeps only what the smaller one
+// could hold. So while two figures are in force at once (a reload that
+// reaches one instance before another), a key over the smaller limit can be
+// admitted up to the requests it sends in that time, and no more once every
+// instance applies the same figures.
 
 // Identity hashes what a store keys r's state by beside its namespace and
 // key: its algorithm and its number of limits, not their figures, so an edit

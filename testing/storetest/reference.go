@@ -3,22 +3,31 @@ package storetest
 import (
 	"context"
 	"fmt"
-	"strings"
+	"slices"
 	"sync"
 
 	"github.com/ratewarden/ratewarden/core"
 )
 
 // Reference is the plain store the suite compares against: a map and a mutex
-// around core's TakeRequest.Decide (Algorithm.ApplyAll, and refunds). It is correct by construction, slow, and
-// unbounded; use it in tests, never in production.
+// around core's TakeRequest.Decide (Algorithm.ApplyAll, and refunds), keyed
+// as every store keys its states (namespace, key, algorithm, number of
+// limits), with core's TakeRequest.Reexpress for states written under
+// other figures. It is correct by construction, slow, and unbounded; use it
+// in tests, never in production.
 type Reference struct {
 	mu     sync.Mutex
-	states map[string][]core.State
+	states map[string]*refState
+}
+
+// refState is one identity's states and the limits they were written under.
+type refState struct {
+	states []core.State
+	limits []core.Limit
 }
 
 // NewReference returns an empty Reference store.
-func NewReference() *Reference { return &Reference{states: map[string][]core.State{}} }
+func NewReference() *Reference { return &Reference{states: map[string]*refState{}} }
 
 // Take decides req (or refunds it, for a negative Cost) with core's pure
 // algorithms.
@@ -29,14 +38,22 @@ func (r *Reference) Take(_ context.Context, req core.TakeRequest) (core.Decision
 	id := identity(req)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	st, ok := r.states[id]
-	if !ok {
-		st = make([]core.State, len(req.Limits))
+	now := core.Micros(req.Now)
+	held, ok := r.states[id]
+	st := make([]core.State, len(req.Limits))
+	if ok {
+		for i, s := range held.states {
+			st[i] = s
+			st[i].Log = slices.Clone(s.Log)
+		}
+		if !core.SameFigures(held.limits, req.Limits) {
+			req.Reexpress(st, held.limits, now)
+		}
 	}
 	var d core.Decision
-	err := req.Decide(&d, st, core.Micros(req.Now))
+	err := req.Decide(&d, st, now)
 	if err == nil {
-		r.states[id] = st
+		r.states[id] = &refState{states: st, limits: slices.Clone(req.Limits)}
 	}
 	return d, err
 }
@@ -49,11 +66,8 @@ func (r *Reference) Reset(_ context.Context, req core.TakeRequest) error {
 	return nil
 }
 
+// identity is what a store keys a state by: not the limits' figures (see
+// core.TakeRequest.Identity).
 func identity(req core.TakeRequest) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%q|%q|%s", req.Namespace, req.Key, req.Algorithm)
-	for _, l := range req.Limits {
-		fmt.Fprintf(&b, "|%d/%d/%d", l.Rate, l.Period, l.EffectiveBurst())
-	}
-	return b.String()
+	return fmt.Sprintf("%q|%q|%s|%d", req.Namespace, req.Key, req.Algorithm, len(req.Limits))
 }

@@ -33,6 +33,7 @@ func Run(t *testing.T, newStore NewStore) {
 	t.Run("Limiter", func(t *testing.T) { RunLimiter(t, newStore) })
 	t.Run("Refunds", func(t *testing.T) { RunRefunds(t, newStore) })
 	t.Run("ClockStepsBack", func(t *testing.T) { RunClockStepsBack(t, newStore) })
+	t.Run("Edits", func(t *testing.T) { RunEdits(t, newStore) })
 }
 
 // limitSets are the limit configurations every algorithm is driven with.
@@ -179,8 +180,8 @@ func RunConcurrent(t *testing.T, newStore NewStore) {
 	}
 }
 
-// RunIsolation checks that namespaces, keys, algorithms and limits never share
-// state, and that Reset (when the store has it) forgets a key.
+// RunIsolation checks that namespaces, keys, algorithms and numbers of
+// limits never share state, and that Reset (when the store has it) forgets a key.
 func RunIsolation(t *testing.T, newStore NewStore) {
 	st := newStore(t)
 	ctx := context.Background()
@@ -204,7 +205,7 @@ func RunIsolation(t *testing.T, newStore NewStore) {
 	others["algorithm"] = r
 	r = base
 	r.Limits = []core.Limit{core.PerMinute(1).WithBurst(1), core.PerHour(5)}
-	others["limits"] = r
+	others["number of limits"] = r
 	for name, req := range others {
 		d, err := st.Take(ctx, req)
 		require.NoError(t, err, name)
