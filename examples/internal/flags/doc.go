@@ -12,20 +12,41 @@
 //	-key             ip, header:NAME or jwt (default ip)
 //	-jwt-secret      HMAC secret for -key jwt (HS256: at least 32 bytes)
 //	-trusted-proxies CIDR list of proxies whose forwarding headers are believed (-key ip)
-//	-store           memory, redis://host:port/db or redis-cluster://host:port,host:port
+//	-store           memory, or a Redis URL (below)
 //	-fail            open or closed: what happens when the store fails
 //	-dry-run         decide and report every request, deny none; the headers tell the truth
 //	-metrics         serve the Prometheus metrics on GET /metrics, never limited
 //	-tier-claim      with -key jwt: the token claim that picks one of the -tier flags
 //	-tier            NAME=LIMIT, repeated; the first is the default (and replaces -limit)
 //	-count-only-failures  a response with a status below 400 gives its cost back
-//	-rules           FILE, redis://host:port/db or redis-cluster://host:port,...: the
-//	                 rules document, in place of -limit, -burst, -algorithm, -key,
-//	                 -tier-claim and -tier (giving both is an error)
+//	-rules           FILE, or a Redis URL (below): the rules document, in place of
+//	                 -limit, -burst, -algorithm, -key, -tier-claim and -tier (giving
+//	                 both is an error)
 //	-rules-poll      with a Redis -rules: how often the rules' version is read besides
 //	                 the announcements of pushes (default 30s, from 10ms to 24h)
 //	-rules-fallback  with a Redis -rules: the rules file used while Redis cannot give
 //	                 the rules at start
+//	-redis-password-file  FILE holding the password of the Redis of -store and -rules,
+//	                 used when their URL has none ($RATEWARDEN_REDIS_PASSWORD otherwise)
+//	-redis-ca        PEM FILE of the CA of a TLS -store or -rules (a private CA)
+//
+// The Redis URLs of -store and -rules are those of redisstore.ParseURL, a
+// managed Redis's included:
+//
+//	redis://[user:password@]host:port[/db][?options]
+//	redis-cluster://[user:password@]host:port,host:port[?options]
+//	redis-sentinel://[user:password@]host:port,host:port/master[/db][?options]
+//	rediss://, rediss-cluster://, rediss-sentinel://   the same over TLS
+//
+// with go-redis's query options (dial_timeout=2s, read_timeout, pool_size,
+// ...). The password belongs off the command line: the user goes in the URL
+// and the password in $RATEWARDEN_REDIS_PASSWORD or in the file of
+// -redis-password-file (a mounted secret), which wins over the variable; a
+// password in the URL wins over both. A TLS URL checks the server's
+// certificate and name against the system's roots, or the CA of -redis-ca;
+// verification cannot be turned off. No message, log line or -h shows a
+// password: a URL is quoted with it as xxxxx, and a refused password
+// (WRONGPASS, NOAUTH) or an untrusted certificate is said in a sentence.
 //
 // Without -rules, every server answers GET / (200), POST /login (200 for the
 // form field password=letmein, 401 otherwise: the failures

@@ -14,11 +14,14 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
 	"github.com/ratewarden/ratewarden/keyfuncs"
 	"github.com/ratewarden/ratewarden/keyfuncs/jwt"
 	"github.com/ratewarden/ratewarden/rules"
+	redisstore "github.com/ratewarden/ratewarden/store/redis"
 )
 
 // StoreKind says where the limiter keeps its counts.
@@ -29,6 +32,9 @@ const (
 	Memory StoreKind = iota
 	Redis
 	RedisCluster
+	// RedisSentinel is a master found through Redis Sentinels
+	// (redis-sentinel://).
+	RedisSentinel
 )
 
 // Config is the parsed, validated flags.
@@ -40,9 +46,17 @@ type Config struct {
 	JWTSecret      string
 	TrustedProxies []string
 	Store          StoreKind
-	RedisAddrs     []string // host:port, one for Redis, one or more for a cluster
+	RedisAddrs     []string // host:port, one for Redis, one or more for a cluster or Sentinels
 	RedisDB        int
-	FailClosed     bool
+	// RedisOptions are the client options of a Redis -store, from
+	// redisstore.ParseURL with the password (-redis-password-file or
+	// $RATEWARDEN_REDIS_PASSWORD) and the CA (-redis-ca); nil for memory.
+	RedisOptions *redis.UniversalOptions
+	// RedisPasswordFile (-redis-password-file) and RedisCA (-redis-ca) add
+	// to the URLs of -store and -rules: the password when a URL has none,
+	// the CA of a TLS URL.
+	RedisPasswordFile, RedisCA string
+	FailClosed                 bool
 	// DryRun decides and reports every request but denies none (-dry-run).
 	DryRun bool
 	// Metrics serves the Prometheus metrics on MetricsPath (-metrics).
@@ -71,6 +85,11 @@ type Config struct {
 	// RulesDB are the Redis of a Redis -rules.
 	RulesAddrs []string
 	RulesDB    int
+	// RulesRedisOptions are the client options of a Redis -rules, as
+	// RedisOptions are of -store.
+	RulesRedisOptions *redis.UniversalOptions
+	// redisPassword is $RATEWARDEN_REDIS_PASSWORD.
+	redisPassword string
 	// RulesPoll is -rules-poll: how often the rules' version in Redis is
 	// read besides the announcements; 0 for rules.DefaultRedisPollInterval.
 	RulesPoll time.Duration
@@ -236,6 +255,8 @@ func (c *Config) storeName() string {
 		return "redis " + c.RedisAddrs[0]
 	case RedisCluster:
 		return "redis cluster " + strings.Join(c.RedisAddrs, ",")
+	case RedisSentinel:
+		return "redis master " + c.RedisOptions.MasterName + " of sentinels " + strings.Join(c.RedisAddrs, ",")
 	}
 	return "memory"
 }
@@ -306,7 +327,7 @@ func Load(name string, args []string, stderr io.Writer) (*Setup, int) {
 	}
 	s, err := c.Build()
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		fmt.Fprintf(stderr, "%s: %v\n", name, redisstore.ExplainError(err))
 		return nil, 1
 	}
 	s.Name = name

@@ -110,7 +110,7 @@ func TestLoadBadFlags(t *testing.T) {
 		{"store unknown scheme", []string{"-store", "memcached://127.0.0.1:11211"}, "unknown store"},
 		{"redis no port", []string{"-store", "redis://127.0.0.1"}, "not host:port"},
 		{"redis bad db", []string{"-store", "redis://127.0.0.1:6379/x"}, "database"},
-		{"redis password", []string{"-store", "redis://user:pw@127.0.0.1:6379"}, "not a plain redis URL"},
+		{"redis password in the query", []string{"-store", "redis://127.0.0.1:6379?password=pw"}, "the option password is refused"},
 		{"redis cluster bad address", []string{"-store", "redis-cluster://127.0.0.1:7000,nope"}, "not host:port"},
 		{"redis cluster port zero", []string{"-store", "redis-cluster://127.0.0.1:0"}, "port"},
 		{"fail unknown", []string{"-fail", "maybe"}, `-fail "maybe"`},

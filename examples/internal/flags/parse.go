@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -72,6 +73,18 @@ With -rules, the rules document decides which requests are limited and how
   anything else           404
 -limit, -burst, -algorithm, -key, -tier-claim and -tier do not go with -rules.
 
+-store and -rules take a Redis URL (a managed Redis's too):
+  redis://[user:password@]host:port[/db][?options]     a server
+  redis-cluster://[user:password@]host:port,host:port   a Redis Cluster
+  redis-sentinel://[user:password@]host:port,.../master[/db]
+                                                        a master found by Sentinels
+  rediss://, rediss-cluster://, rediss-sentinel://      the same over TLS, the
+                                                        certificate always checked
+The options are go-redis's (dial_timeout=2s, read_timeout, pool_size, ...). Keep
+the password off the command line: give the user in the URL and the password in
+$` + envRedisPassword + ` or in -redis-password-file FILE (a password in the URL
+wins); -redis-ca FILE trusts a private CA. No message shows a password.
+
 Flags:
 `
 
@@ -83,6 +96,7 @@ type rawFlags struct {
 	tierClaim                                           string
 	tiers                                               []string
 	rules, rulesFallback                                string
+	redisPasswordFile, redisCA                          string
 	rulesPoll                                           time.Duration
 	// set holds the names of the flags given on the command line.
 	set map[string]bool
@@ -109,6 +123,7 @@ func (r *rawFlags) define(fs *flag.FlagSet) {
 	})
 	fs.BoolVar(&r.countOnlyFailures, "count-only-failures", false, "count only failures: a response with a status below 400 gives its cost back\n(try POST "+LoginPath+" with a wrong password); with -rules, in every policy")
 	r.defineRules(fs)
+	r.defineRedis(fs)
 }
 
 // defineRules declares -rules, -rules-poll and -rules-fallback on fs.
@@ -125,6 +140,7 @@ func (r *rawFlags) config() (*Config, error) {
 	if err := checkAddr(r.addr); err != nil {
 		return nil, err
 	}
+	c.RedisPasswordFile, c.RedisCA, c.redisPassword = r.redisPasswordFile, r.redisCA, os.Getenv(envRedisPassword)
 	if err := c.parseRules(r); err != nil {
 		return nil, err
 	}
@@ -137,6 +153,9 @@ func (r *rawFlags) config() (*Config, error) {
 		return nil, err
 	}
 	if err := c.parseStore(r.store); err != nil {
+		return nil, err
+	}
+	if err := c.checkRedisFlags(); err != nil {
 		return nil, err
 	}
 	if err := c.parseFail(r.fail); err != nil {
@@ -243,23 +262,26 @@ func (c *Config) parseFail(fail string) error {
 	return nil
 }
 
-// parseStore sets c.Store, c.RedisAddrs and c.RedisDB from -store: memory,
-// or a Redis URL as redisstore.ParseURL reads it.
+// parseStore sets c.Store, c.RedisOptions, c.RedisAddrs and c.RedisDB from
+// -store: memory, or a Redis URL as redisstore.ParseURL reads it.
 func (c *Config) parseStore(s string) error {
 	if s == "memory" {
 		c.Store = Memory
 		return nil
 	}
-	if !strings.HasPrefix(s, "redis://") && !strings.HasPrefix(s, "redis-cluster://") {
-		return usageErr("-store %q: unknown store (want memory, %s)", s, redisstore.URLForms)
+	if !isRedisURL(s) {
+		return usageErr("-store %q: unknown store (want memory, %s)", redisstore.RedactURL(s), redisstore.URLForms)
 	}
-	opts, err := redisstore.ParseURL(s)
+	opts, err := c.parseRedisURL("-store", s)
 	if err != nil {
-		return usageErr("-store: %v", err)
+		return err
 	}
-	c.Store, c.RedisAddrs, c.RedisDB = Redis, opts.Addrs, opts.DB
-	if opts.IsClusterMode {
+	c.Store, c.RedisOptions, c.RedisAddrs, c.RedisDB = Redis, opts, opts.Addrs, opts.DB
+	switch {
+	case opts.IsClusterMode:
 		c.Store = RedisCluster
+	case opts.MasterName != "":
+		c.Store = RedisSentinel
 	}
 	return nil
 }

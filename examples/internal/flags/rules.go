@@ -22,7 +22,8 @@ const (
 	NoRules RulesSource = iota
 	// RulesFile: a rules file, watched and loaded on every change.
 	RulesFile
-	// RulesRedis: the rules kept in a Redis server (ratewarden rules push).
+	// RulesRedis: the rules kept in a Redis server, or in the master that
+	// Sentinels name (ratewarden rules push).
 	RulesRedis
 	// RulesRedisCluster: the rules kept in a Redis Cluster.
 	RulesRedisCluster
@@ -61,7 +62,7 @@ func (c *Config) parseRules(r *rawFlags) error {
 		}
 	}
 	c.Rules = r.rules
-	if !strings.HasPrefix(r.rules, "redis://") && !strings.HasPrefix(r.rules, "redis-cluster://") {
+	if !isRedisURL(r.rules) {
 		for _, name := range rulesRedisOnly {
 			if r.set[name] {
 				return usageErr("-%s is only used with a Redis -rules (%s): a rules file is watched, and reloaded on SIGHUP", name, redisstore.URLForms)
@@ -70,11 +71,11 @@ func (c *Config) parseRules(r *rawFlags) error {
 		c.RulesSource = RulesFile
 		return checkRulesFile("-rules", r.rules)
 	}
-	opts, err := redisstore.ParseURL(r.rules)
+	opts, err := c.parseRedisURL("-rules", r.rules)
 	if err != nil {
-		return usageErr("-rules: %v", err)
+		return err
 	}
-	c.RulesSource, c.RulesAddrs, c.RulesDB = RulesRedis, opts.Addrs, opts.DB
+	c.RulesSource, c.RulesRedisOptions, c.RulesAddrs, c.RulesDB = RulesRedis, opts, opts.Addrs, opts.DB
 	if opts.IsClusterMode {
 		c.RulesSource = RulesRedisCluster
 	}
@@ -152,6 +153,9 @@ func (c *Config) IPKey() (keyfuncs.Func, error) {
 func (c *Config) rulesName() string {
 	switch c.RulesSource {
 	case RulesRedis:
+		if m := c.RulesRedisOptions.MasterName; m != "" {
+			return fmt.Sprintf("rules in redis master %s of sentinels %s db %d", m, strings.Join(c.RulesAddrs, ","), c.RulesDB)
+		}
 		return fmt.Sprintf("rules in redis %s db %d", c.RulesAddrs[0], c.RulesDB)
 	case RulesRedisCluster:
 		return "rules in redis cluster " + strings.Join(c.RulesAddrs, ",")

@@ -81,7 +81,7 @@ func TestLoadBadRulesFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"empty", []string{"-rules", ""}, "-rules: want a rules file or redis://"},
+		{"empty", []string{"-rules", ""}, "-rules: want a rules file or redis[s]://"},
 		{"no such file", []string{"-rules", filepath.Join(dir, "none.yaml")}, "none.yaml: no such file"},
 		{"a folder", []string{"-rules", dir}, "not a regular file"},
 		{"with -limit", []string{"-rules", exampleRules, "-limit", "5/s"}, "-rules and -limit"},
@@ -91,7 +91,7 @@ func TestLoadBadRulesFlags(t *testing.T) {
 		{"with tiers", []string{"-rules", exampleRules, "-tier-claim", "plan", "-tier", "free=1/m"}, "-rules and -tier-claim"},
 		{"with -tier", []string{"-rules", exampleRules, "-tier", "free=1/m"}, "-rules and -tier"},
 		{"bad redis URL", []string{"-rules", "redis://127.0.0.1"}, "-rules: "},
-		{"redis URL with a password", []string{"-rules", "redis://u:p@127.0.0.1:6379"}, "-rules: "},
+		{"redis URL with a password in its query", []string{"-rules", "redis://127.0.0.1:6379?password=p"}, "-rules: "},
 		{"redis cluster without a node", []string{"-rules", "redis-cluster://"}, "-rules: "},
 		{"poll without rules", []string{"-rules-poll", "1s"}, "-rules-poll is only used with -rules redis://"},
 		{"fallback without rules", []string{"-rules-fallback", fallback}, "-rules-fallback is only used with -rules redis://"},

@@ -130,9 +130,7 @@ func (s *Setup) watchFile(st core.Store, opts []rules.Option) error {
 // while Redis cannot give the rules.
 func (s *Setup) watchRedis(st core.Store, opts []rules.Option) error {
 	c := s.Config
-	client := redis.NewUniversalClient(&redis.UniversalOptions{
-		Addrs: c.RulesAddrs, DB: c.RulesDB, IsClusterMode: c.RulesSource == RulesRedisCluster, ContextTimeoutEnabled: true,
-	})
+	client := redis.NewUniversalClient(c.RulesRedisOptions)
 	s.closers = append(s.closers, client)
 	b, err := redisstore.NewRulesBackend(client)
 	if err != nil {

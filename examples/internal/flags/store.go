@@ -29,10 +29,7 @@ func (c *Config) newStore() (core.Store, io.Closer, error) {
 		}
 		return st, st, nil
 	}
-	// The options redisstore.ParseURL returned for -store.
-	client := redis.NewUniversalClient(&redis.UniversalOptions{
-		Addrs: c.RedisAddrs, DB: c.RedisDB, IsClusterMode: c.Store == RedisCluster, ContextTimeoutEnabled: true,
-	})
+	client := redis.NewUniversalClient(c.RedisOptions)
 	st, err := redisstore.New(client)
 	if err != nil {
 		_ = client.Close()
@@ -41,7 +38,7 @@ func (c *Config) newStore() (core.Store, io.Closer, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), warmUpTimeout)
 	defer cancel()
 	if err := warmUp(ctx, client); err != nil {
-		fmt.Fprintf(c.errorWriter(), "rate limiter: redis did not answer at start (failing %s until it does): %v\n", c.failMode(), err)
+		fmt.Fprintf(c.errorWriter(), "rate limiter: redis did not answer at start (failing %s until it does): %v\n", c.failMode(), redisstore.ExplainError(err))
 	}
 	return st, client, nil
 }
