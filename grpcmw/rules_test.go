@@ -160,3 +160,33 @@ func TestRules(t *testing.T) {
 	}
 	assert.Equal(t, int64(7), h.srv.calls.Load(), "the handler ran for every call of the test service let through, and only for those")
 }
+
+// TestRulesHostsAndContentType matches a call's :authority with hosts, and
+// keeps a policy to gRPC calls with the content-type every call carries.
+func TestRulesHostsAndContentType(t *testing.T) {
+	clk := core.NewManualClock(t0)
+	st, err := memory.New(memory.WithSweepInterval(0), memory.WithClock(clk))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	doc, err := rules.Parse([]byte(`schema: 1
+version: 1
+policies:
+  - name: grpc
+    match: {headers: [{name: content-type, equals: application/grpc}]}
+    limits: [5/m]
+  - name: host
+    match: {hosts: [bufconn]}
+    limits: [4/m]
+  - name: http
+    match: {methods: [GET]}
+    limits: [3/m]
+`), "rules.yaml")
+	require.NoError(t, err)
+	set, err := rules.New(st, doc, rules.WithClock(clk))
+	require.NoError(t, err)
+	ic, err := grpcmw.Middleware(set)
+	require.NoError(t, err)
+	r := start(t, ic).invoke(emptyCall, codes.OK, peerA)
+	require.NoError(t, r.err)
+	assert.Equal(t, `"grpc";q=5;w=60, "host";q=4;w=60`, r.field("ratelimit-policy"), "a call is a POST: the GET policy does not apply")
+}
