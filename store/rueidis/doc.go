@@ -11,6 +11,15 @@
 //	client, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{"localhost:6379"}})
 //	store, err := rueidisstore.New(client)
 //
+// A managed Redis (a password, an ACL user, TLS) is reached with rueidis's
+// own options: rueidis.ParseURL reads redis://user:password@host:port/db and
+// rediss:// (TLS 1.2 or later, the server's name checked), and
+// ClientOption.Password and TLSConfig.RootCAs take a password kept in a file
+// and a private CA (see the managed-Redis example). rueidis.ParseURL's
+// errors may quote the URL it was given, password included: do not log them
+// as they are. The go-redis binding's ParseURL (store/redis), which the
+// operator's tool and the example servers use, never does.
+//
 // NewRulesBackend binds the same client to package rules, for rules kept in
 // Redis (rules.WatchRedis, rules.PushRules); rueidis renews a broken
 // subscription itself.
