@@ -10,4 +10,9 @@
 // below 2^53, where Lua's numbers are exact. A denied request consumes nothing;
 // a cost of 0 is a peek; a cost that could never fit is denied with
 // [Decision.Exceeds] set.
+//
+// A Limiter keeps a circuit breaker on its store ([WithBreaker], on by
+// default with [DefaultBreaker]'s settings): after repeated failures it
+// returns [ErrBreakerOpen] at once instead of asking a store that is down,
+// and probes it again after a growing interval.
 package core
