@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/store/memory"
 )
 
 // refusing is a store that cannot decide, as a Redis that is not running.
@@ -71,4 +72,35 @@ func ExampleWithoutBreaker() {
 	fmt.Println(calls, lim.BreakerState())
 	// Output:
 	// 20 closed
+}
+
+// The breaker's settings: the defaults, one changed, or none at all.
+func ExampleDefaultBreaker() {
+	store, err := memory.New()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer store.Close()
+	b := core.DefaultBreaker() // 5 failures in a row; open 1 s, doubling up to 10 s; 20% jitter
+	b.MaxOpen = 30 * time.Second
+	lim, err := core.NewLimiter(store, core.GCRA, core.PerSecond(10), core.WithBreaker(b))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(b.Failures, b.MinOpen, b.MaxOpen, b.Jitter, lim.BreakerState())
+	off, err := core.NewLimiter(store, core.GCRA, core.PerSecond(10), core.WithoutBreaker()) // every request asks the store
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(off.BreakerState())
+	b.MinOpen = 0
+	_, err = core.NewLimiter(store, core.GCRA, core.PerSecond(10), core.WithBreaker(b))
+	fmt.Println(errors.Is(err, core.ErrInvalidOption), err)
+	// Output:
+	// 5 1s 30s 0.2 closed
+	// closed
+	// true ratewarden: invalid option: breaker MinOpen 0s, want above 0
 }
