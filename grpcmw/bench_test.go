@@ -3,6 +3,7 @@ package grpcmw_test
 import (
 	"context"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,6 +42,7 @@ func BenchmarkUnary(b *testing.B) {
 		code codes.Code
 	}{
 		{"floor", func(*testing.B) grpc.UnaryServerInterceptor { return floor }, nil, codes.OK},
+		{"floor/metadata", func(*testing.B) grpc.UnaryServerInterceptor { return floor }, []string{"x-api-key", "k1"}, codes.OK},
 		{"allowed/peer", unaryOf(clk, core.PerHour(1<<30)), nil, codes.OK},
 		{"allowed/metadata", unaryOf(clk, core.PerHour(1<<30), httplimit.WithKey(apiKey)), []string{"x-api-key", "k1"}, codes.OK},
 		{"allowed/no-headers", unaryOf(clk, core.PerHour(1<<30), httplimit.WithoutHeadersOnAllowed()), nil, codes.OK},
@@ -88,13 +90,24 @@ func (headerSink) SetTrailer(metadata.MD) error { return nil }
 // its values, the map and the slice behind it).
 func BenchmarkInterceptorOnly(b *testing.B) {
 	clk := core.NewManualClock(t0)
+	apiKey, err := keyfuncs.Header("X-Api-Key")
+	require.NoError(b, err)
 	for _, bc := range []struct {
 		name string
 		opts []httplimit.Option
-	}{{"fields", nil}, {"no-fields", []httplimit.Option{httplimit.WithoutHeadersOnAllowed()}}} {
+	}{
+		{"fields", nil},
+		{"no-fields", []httplimit.Option{httplimit.WithoutHeadersOnAllowed()}},
+		{"metadata-key", []httplimit.Option{httplimit.WithKey(apiKey), httplimit.WithoutHeadersOnAllowed()}},
+		{"metadata-key-missing", []httplimit.Option{httplimit.WithKey(apiKey), httplimit.WithKeyFallback(keyfuncs.Static("anonymous")), httplimit.WithoutHeadersOnAllowed()}},
+	} {
 		b.Run(bc.name, func(b *testing.B) {
 			ic := unaryOf(clk, core.PerHour(1<<30), bc.opts...)(b)
-			ctx := grpc.NewContextWithServerTransportStream(context.Background(), headerSink{})
+			ctx := metadata.NewIncomingContext(context.Background(), metadata.Pairs("x-api-key", "k1"))
+			if strings.HasSuffix(bc.name, "missing") {
+				ctx = context.Background()
+			}
+			ctx = grpc.NewContextWithServerTransportStream(ctx, headerSink{})
 			ctx = peer.NewContext(ctx, &peer.Peer{Addr: &net.TCPAddr{IP: net.IPv4(192, 0, 2, 1), Port: 1234}})
 			info := &grpc.UnaryServerInfo{FullMethod: unaryCall}
 			handler := func(context.Context, any) (any, error) { return nil, nil }

@@ -95,22 +95,22 @@ func (c *call) Header(name string) string {
 // HeaderValues returns every value of the incoming metadata entry name.
 func (c *call) HeaderValues(name string) []string { return c.values(name) }
 
-// values looks name up in the incoming metadata, lower-cased without an
-// allocation for a name of up to 64 bytes. grpc-go copies the values it
-// returns, so a missing entry costs nothing and a present one one slice.
+// values looks name up in the incoming metadata. A name of up to 64 bytes is
+// lower-cased on the stack: grpc-go only compares the key it is given, and
+// keeps none of it. grpc-go copies the values it returns, so a missing entry
+// costs nothing and a present one one slice.
 func (c *call) values(name string) []string {
-	var buf [64]byte
-	key := name
-	if needsLower(name) {
-		if len(name) <= len(buf) {
-			for i := 0; i < len(name); i++ {
-				buf[i] = lower(name[i])
-			}
-			return metadata.ValueFromIncomingContext(c.ctx, string(buf[:len(name)]))
-		}
-		key = strings.ToLower(name)
+	if !needsLower(name) {
+		return metadata.ValueFromIncomingContext(c.ctx, name)
 	}
-	return metadata.ValueFromIncomingContext(c.ctx, key)
+	if len(name) > 64 {
+		return metadata.ValueFromIncomingContext(c.ctx, strings.ToLower(name))
+	}
+	var buf [64]byte
+	for i := 0; i < len(name); i++ {
+		buf[i] = lower(name[i])
+	}
+	return metadata.ValueFromIncomingContext(c.ctx, unsafe.String(&buf[0], len(name)))
 }
 
 func needsLower(s string) bool {
