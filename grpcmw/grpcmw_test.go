@@ -262,3 +262,50 @@ func TestCodes(t *testing.T) {
 	assert.Equal(t, codes.FailedPrecondition, grpcmw.Code(418))
 	assert.Equal(t, codes.Unknown, grpcmw.Code(302))
 }
+
+// slowStore never answers: it waits until the call's store deadline ends.
+type slowStore struct{}
+
+func (slowStore) Take(ctx context.Context, _ core.TakeRequest) (core.Decision, error) {
+	<-ctx.Done()
+	return core.Decision{}, ctx.Err()
+}
+
+func TestStoreTimeoutFailsClosed(t *testing.T) {
+	lim, err := core.NewLimiter(slowStore{}, core.GCRA, core.PerMinute(5))
+	require.NoError(t, err)
+	ic, err := grpcmw.New(lim, httplimit.WithFailClosed(), httplimit.WithStoreTimeout(5*time.Millisecond), httplimit.WithLogger(discard))
+	require.NoError(t, err)
+	h := start(t, ic)
+	r := h.unary(codes.OK, peerA)
+	assert.Equal(t, codes.Unavailable, status.Code(r.err), "the store's deadline passed: fail closed")
+	assert.Equal(t, "1", r.field("retry-after"))
+	assert.Equal(t, int64(0), h.srv.calls.Load())
+}
+
+func TestTiersAndOverrides(t *testing.T) {
+	clk := core.NewManualClock(t0)
+	lim := newLimiter(t, clk, core.FixedWindow, core.PerMinute(1).Named("free"))
+	paid, err := lim.Tier("paid", core.PerMinute(3))
+	require.NoError(t, err)
+	plan, err := keyfuncs.Header("x-plan")
+	require.NoError(t, err)
+	ic, err := grpcmw.New(lim, httplimit.WithTiers(plan, paid),
+		httplimit.WithOverrides(map[string]httplimit.Override{"192.0.2.9": {Unlimited: true}}))
+	require.NoError(t, err)
+	h := start(t, ic)
+
+	r := h.unary(codes.OK, peerA, "x-plan", "paid")
+	require.NoError(t, r.err)
+	assert.Equal(t, `"paid";q=3;w=60`, r.field("ratelimit-policy"))
+	require.NoError(t, h.unary(codes.OK, peerB).err)
+	r = h.unary(codes.OK, peerB)
+	require.Equal(t, codes.ResourceExhausted, status.Code(r.err))
+	_, qf := details(t, r.err)
+	assert.Equal(t, "free", qf.GetViolations()[0].GetSubject(), "the tier that denied")
+	for range 3 {
+		r = h.unary(codes.OK, "192.0.2.9:1")
+		require.NoError(t, r.err, "an unlimited key")
+		assert.Empty(t, r.field("ratelimit-policy"))
+	}
+}
