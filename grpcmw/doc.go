@@ -34,18 +34,18 @@
 // retry-after (whole seconds, rounded up) on a denial. A call the policy does
 // not let through returns a status, and its handler never runs:
 //
-//	denied                   ResourceExhausted, with google.rpc.RetryInfo (the
-//	                         exact wait, never 0, never rounded down) and
-//	                         google.rpc.QuotaFailure (one violation, for the
-//	                         policy that denied: subject its name, quota_id the
-//	                         limit's name, quota_value its rate; never the key)
-//	store failed, fail closed Unavailable, with RetryInfo
-//	                         (httplimit.WithUnavailableRetryAfter)
-//	store full               Unavailable, with RetryInfo
-//	no key (missing or       Unauthenticated
+//	denied                  ResourceExhausted, with google.rpc.RetryInfo (the
+//	                        exact wait, never 0, never rounded down) and
+//	                        google.rpc.QuotaFailure (one violation, for the
+//	                        policy that denied: subject its name, quota_id the
+//	                        limit's name, quota_value its rate; never the key)
+//	store down, fail closed Unavailable, with RetryInfo
+//	                        (httplimit.WithUnavailableRetryAfter)
+//	store full              Unavailable, with RetryInfo
+//	no key (missing or      Unauthenticated
 //	  invalid credentials)
-//	peer not an IP           Internal (the server's configuration)
-//	held, client left        Canceled, or DeadlineExceeded
+//	peer not an IP          Internal (the server's configuration)
+//	held, client left       Canceled, or DeadlineExceeded
 //
 // A responder of the application's own (WithResponder,
 // WithKeyErrorResponder) chooses an HTTP status, which Code maps to a gRPC
