@@ -167,8 +167,8 @@ func (i *Interceptor) decide(ctx context.Context, method string, send func(*call
 	var err error
 	switch {
 	case ok:
-	case c.status != 0:
-		err = c.answer()
+	case c.status != 0 || c.decided && !c.decision.Allowed:
+		err = c.answer() // a denied handler that wrote no status is still a denial
 	default:
 		err = gone(ctx)
 	}

@@ -309,3 +309,41 @@ func TestTiersAndOverrides(t *testing.T) {
 		assert.Empty(t, r.field("ratelimit-policy"))
 	}
 }
+
+func TestDeniedHandlerAndResponders(t *testing.T) {
+	clk := core.NewManualClock(t0)
+	for _, tc := range []struct {
+		name string
+		opt  httplimit.Option
+		code codes.Code
+	}{
+		{"a denied handler that writes nothing", httplimit.WithDeniedHandler(func(httplimit.ResponseWriter, keyfuncs.Request, core.Decision) {}), codes.ResourceExhausted},
+		{"a denied handler's status", httplimit.WithDeniedHandler(func(w httplimit.ResponseWriter, _ keyfuncs.Request, _ core.Decision) {
+			w.WriteHeader(503)
+			_, _ = w.Write([]byte("never sent"))
+		}), codes.Unavailable},
+		{"a responder's status", httplimit.WithResponder(func(keyfuncs.Request, core.Decision) httplimit.Response {
+			return httplimit.Response{Status: 403, Body: []byte("never sent")}
+		}), codes.PermissionDenied},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ic, err := grpcmw.New(newLimiter(t, clk, core.FixedWindow, core.PerMinute(1)), tc.opt)
+			require.NoError(t, err)
+			h := start(t, ic)
+			require.NoError(t, h.unary(codes.OK, peerA).err)
+			r := h.unary(codes.OK, peerA)
+			require.Equal(t, tc.code, status.Code(r.err))
+			assert.NotContains(t, status.Convert(r.err).Message(), "never sent")
+			ri, qf := details(t, r.err)
+			require.NotNil(t, ri, "a denial carries its details whatever the code")
+			require.NotNil(t, qf)
+			assert.Equal(t, "60", r.field("retry-after"))
+		})
+	}
+	key, err := keyfuncs.Header("x-api-key")
+	require.NoError(t, err)
+	ic, err := grpcmw.New(newLimiter(t, clk, core.FixedWindow, core.PerMinute(1)), httplimit.WithKey(key),
+		httplimit.WithKeyErrorResponder(func(keyfuncs.Request, error) httplimit.Response { return httplimit.Response{Status: 400} }))
+	require.NoError(t, err)
+	assert.Equal(t, codes.InvalidArgument, status.Code(start(t, ic).unary(codes.OK, peerA).err), "a key-error responder's status")
+}

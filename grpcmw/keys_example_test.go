@@ -147,8 +147,8 @@ func ExampleWithMessages() {
 	lim, _ := core.NewLimiter(store, core.GCRA, core.Every(1<<20, 60e9)) // 1 MiB a minute
 	policy, _ := httplimit.New(lim, byPayload)
 
-	ic, err := grpcmw.Middleware(policy, grpcmw.WithMessages())
-	fmt.Println(ic != nil, err)
+	limiter, err := grpcmw.Middleware(policy, grpcmw.WithMessages())
+	fmt.Println(limiter != nil, err)
 	// Output: true <nil>
 }
 

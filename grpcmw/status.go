@@ -114,6 +114,9 @@ var (
 // IP).
 func (c *call) answer() error {
 	code := Code(c.status)
+	if c.status == 0 {
+		code = codes.ResourceExhausted // a denial whose WithDeniedHandler wrote no status
+	}
 	switch {
 	case c.decided && !c.decision.Allowed:
 		return c.denial(code)

@@ -37,7 +37,7 @@ func (s *limitedStream) RecvMsg(m any) error {
 	// The Pass is dropped: a message's cost is never given back (see
 	// WithMessages), and its context is the call's.
 	if !ok {
-		if c.status != 0 {
+		if c.status != 0 || c.decided && !c.decision.Allowed {
 			s.ended = c.answer()
 		} else {
 			s.ended = gone(s.base)
