@@ -49,6 +49,7 @@ type pattern struct {
 	segments []segment // the segments after the leading "/"
 	tail     tailKind
 	restName string // the name of a last {name...}
+	route    bool   // a route pattern (of paths), not a prefix: matched against a request's route too
 }
 
 // parsePattern parses a route pattern of a match's paths: it starts with
@@ -63,7 +64,7 @@ func parsePattern(s string) (pattern, error) {
 	if err := checkStart("route pattern", s); err != nil {
 		return pattern{}, err
 	}
-	p := pattern{text: s}
+	p := pattern{text: s, route: true}
 	var seen map[string]bool
 	for pos := 1; pos <= len(s); {
 		end := nextSegment(s, pos)
@@ -245,11 +246,17 @@ func (pt *pattern) match(p string) bool {
 	return true
 }
 
-// covers reports whether every path q matches, pt matches too. It is exact
-// for what it answers true, and conservative (false) where proving it would
-// take more than comparing the segments in order: the validator's
-// "unreachable" check relies on it never claiming what does not hold.
+// covers reports whether every request q matches, pt matches too: every
+// path, and, when q is a route pattern, every request routed to q's route
+// (see appendRouteKey), which pt matches only by being that route too or by
+// matching every path. It is exact for what it answers true, and
+// conservative (false) where proving it would take more than comparing the
+// segments in order: the validator's "unreachable" check relies on it never
+// claiming what does not hold.
 func (pt *pattern) covers(q *pattern) bool {
+	if q.route && !pt.matchesEveryPath() && !pt.sameRoute(q) {
+		return false // a request routed to q's route may have any path
+	}
 	n := len(pt.segments)
 	if len(q.segments) < n {
 		return false
@@ -268,6 +275,27 @@ func (pt *pattern) covers(q *pattern) bool {
 		return len(q.segments) == n && q.tail == tailNone
 	case tailRest:
 		return len(q.segments) > n || q.tail == tailRest
+	}
+	return true
+}
+
+// matchesEveryPath reports whether pt matches every normal path: "/" as a
+// prefix, "/{rest...}".
+func (pt *pattern) matchesEveryPath() bool {
+	return len(pt.segments) == 0 && pt.tail != tailNone
+}
+
+// sameRoute reports whether pt and q are route patterns that differ at most
+// in the names of their parameters (and so have one key).
+func (pt *pattern) sameRoute(q *pattern) bool {
+	if !pt.route || !q.route || pt.tail != q.tail || len(pt.segments) != len(q.segments) {
+		return false
+	}
+	for i, s := range pt.segments {
+		o := q.segments[i]
+		if s.kind != o.kind || s.kind == segLiteral && !equalFoldASCII(lowerASCII(s.text), o.text) {
+			return false
+		}
 	}
 	return true
 }

@@ -159,29 +159,44 @@ func TestPatternCovers(t *testing.T) {
 		p, q             string
 		pPrefix, qPrefix bool
 	}{
-		{"/api", "/api/items/{id}", true, false},
+		{"/", "/api/items/{id}", true, false},
+		{"/{rest...}", "/api/items/{id}", false, false},
 		{"/api", "/api/x", true, true},
 		{"/api/", "/api/x", true, true},
 		{"/api/", "/api/", true, true},
 		{"/api/{rest...}", "/api/", false, true},
 		{"/", "/a", true, false},
-		{"/api/items/{id}", "/api/items/7", false, false},
 		{"/{a}/{b}", "/{c}/{d}", false, false},
+		{"/api/{x}", "/api/{y}", false, false},
 	}
 	for _, c := range proven {
 		p, q := mustPattern(t, c.p, c.pPrefix), mustPattern(t, c.q, c.qPrefix)
 		assert.True(t, p.covers(&q), "%q should cover %q", c.p, c.q)
 	}
-	notCovered := [][2]string{{"/api/", "/api"}, {"/api/{x}", "/api/"}, {"/api/items/{id}", "/api/items/{id}/x"}}
+	notCovered := []struct {
+		p, q             string
+		pPrefix, qPrefix bool
+	}{
+		{"/api/", "/api", false, false}, {"/api/{x}", "/api/", false, false},
+		{"/api/items/{id}", "/api/items/{id}/x", false, false},
+		// A request routed to q's route may have any path: only q's route or
+		// every path covers it.
+		{"/api", "/api/items/{id}", true, false}, {"/api/items/{id}", "/api/items/7", false, false},
+		{"/api/{x}", "/api/{x}/", false, false}, {"/api/", "/api/{rest...}", true, false},
+	}
 	for _, c := range notCovered {
-		p, q := mustPattern(t, c[0], false), mustPattern(t, c[1], false)
-		assert.False(t, p.covers(&q), "%q should not cover %q", c[0], c[1])
+		p, q := mustPattern(t, c.p, c.pPrefix), mustPattern(t, c.q, c.qPrefix)
+		assert.False(t, p.covers(&q), "%q should not cover %q", c.p, c.q)
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 3000 {
 		p, q := randomPattern(rng), randomPattern(rng)
 		if !p.covers(&q) {
 			continue
+		}
+		if q.route { // a request routed to q's route, whatever its path
+			sameKey := p.route && string(appendPatternKey(nil, &p)) == string(appendPatternKey(nil, &q))
+			require.True(t, sameKey || p.matchesEveryPath(), "%q covers the route %q, yet is another route", p.text, q.text)
 		}
 		for range 50 {
 			path := randomMatchingPath(rng, &q)

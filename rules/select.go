@@ -20,7 +20,11 @@ import (
 // "." and ".." resolved, unreserved characters decoded), taken as the client
 // sent it when the request view implements keyfuncs.EscapedPathRequest (every
 // adapter's does), else from Path(); the host from keyfuncs.HostRequest, else
-// the Host header, without the port and case-insensitively.
+// the Host header, without the port and case-insensitively. When the view
+// tells the route the framework's router matched (keyfuncs.MatchedRouteRequest:
+// Echo's and Gin's adapters), the policies whose route pattern is that
+// route, whatever the names of its parameters, apply too: a route pattern
+// governs every path the router sends to its handler.
 //
 // Matching costs one walk of the path's segments over a trie of every
 // pattern and a few operations on sets of policies: no regular expression,
@@ -66,6 +70,7 @@ type selector struct {
 	words     int         // of a set of every policy
 	pathless  bitset      // the policies without a path condition
 	paths     *trieNode   // every path condition; nil when none
+	routes    routeIndex  // every route pattern, by key; nil when none
 	methods   *valueIndex // nil when no policy has a method condition
 	hosts     *valueIndex // nil when no policy has a host condition
 	headers   []headerCheck
@@ -178,6 +183,10 @@ func (s *selector) addPaths(m *Match, i int32) error {
 			return fmt.Errorf("paths[%d]: %w", k, err)
 		}
 		s.paths.insert(&p, i)
+		if s.routes == nil {
+			s.routes = routeIndex{}
+		}
+		s.routes.add(&p, i)
 	}
 	for k, text := range m.Prefixes {
 		p, err := parsePrefix(text)
@@ -209,6 +218,9 @@ func (s *selector) selectInto(r keyfuncs.Request, dst []int, set, tmp bitset) []
 	copy(set, s.pathless)
 	if s.paths != nil {
 		s.paths.walk(normalizePath(requestPath(r)), 1, set)
+	}
+	if s.routes != nil {
+		s.routes.addMatched(r, set)
 	}
 	if s.methods != nil {
 		s.methods.filter(set, tmp, r.Method())

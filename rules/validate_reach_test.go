@@ -18,16 +18,16 @@ func TestUnreachable(t *testing.T) {
 		provable bool
 	}{
 		{"no match covers any", "{}", "{methods: [GET], paths: [/a]}", true},
-		{"a prefix covers a pattern under it", "{prefixes: [/api]}", "{paths: ['/api/items/{id}']}", true},
+		{"the root prefix covers a route pattern", "{prefixes: [/]}", "{paths: ['/api/items/{id}']}", true},
+		{"a catch-all covers a route pattern", "{paths: ['/{rest...}']}", "{paths: ['/api/items/{id}']}", true},
 		{"a prefix covers a longer prefix", "{prefixes: [/api]}", "{prefixes: [/api/v1]}", true},
 		{"the root prefix covers every path", "{prefixes: [/]}", "{paths: [/], prefixes: [/x]}", true},
 		{"a pattern covers itself, parameters renamed", "{paths: ['/a/{id}']}", "{paths: ['/a/{x}']}", true},
-		{"a parameter covers a literal", "{paths: ['/a/{id}']}", "{paths: [/a/b]}", true},
 		{"more methods cover fewer", "{methods: [GET, POST]}", "{methods: [get], prefixes: [/x]}", true},
 		{"a host covers itself with a final dot", "{hosts: [example.com]}", "{hosts: [Example.COM.]}", true},
 		{"present is implied by equals", "{headers: [{name: X-A, present: true}]}", "{headers: [{name: x-a, equals: v}]}", true},
 		{"fewer conditions cover more", "{headers: [{name: X-A, equals: v}]}", "{headers: [{name: X-A, equals: v}, {name: X-B, present: true}]}", true},
-		{"every dimension at once", "{prefixes: [/api], methods: [GET, PUT], hosts: [a.example], headers: [{name: K, present: true}]}",
+		{"every dimension at once", "{paths: ['/api/{y}'], prefixes: [/b], methods: [GET, PUT], hosts: [a.example], headers: [{name: K, present: true}]}",
 			"{paths: ['/api/{x}'], methods: [PUT], hosts: [a.example], headers: [{name: K, equals: '1'}]}", true},
 
 		{"a method list does not cover all methods", "{methods: [GET]}", "{}", false},
@@ -41,6 +41,11 @@ func TestUnreachable(t *testing.T) {
 		{"another value", "{headers: [{name: X, equals: v}]}", "{headers: [{name: X, equals: w}]}", false},
 		{"another host", "{hosts: [a.example]}", "{hosts: [b.example]}", false},
 		{"one path of two covered", "{prefixes: [/a]}", "{paths: [/a/x, /b/x]}", false},
+		// A request routed to a route pattern's route may have any path
+		// (Echo's "/api/items/1/%2E%2E/%2E%2E" reaches "/api/items/:id"):
+		// only the same route, or every path, covers it.
+		{"a prefix does not cover a route pattern under it", "{prefixes: [/api]}", "{paths: ['/api/items/{id}']}", false},
+		{"a parameter does not cover a literal route", "{paths: ['/a/{id}']}", "{paths: [/a/b]}", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,7 +87,7 @@ func TestUnreachableWithinABudget(t *testing.T) {
 		names[i] = fmt.Sprintf("p%d", i)
 		fmt.Fprintf(&b, "  - {name: p%d, limits: [1/s], match: {paths: %s}}\n", i, list)
 	}
-	fmt.Fprintf(&b, "  - {name: q, unlimited: true, match: {prefixes: %s}, replaces: [%s]}\n", list, strings.Join(names, ", "))
+	fmt.Fprintf(&b, "  - {name: q, unlimited: true, match: {paths: %s}, replaces: [%s]}\n", list, strings.Join(names, ", "))
 	require.Less(t, b.Len(), MaxDocumentSize)
 
 	_, err := Parse([]byte(b.String()), "rules.yaml")
