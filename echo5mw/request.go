@@ -25,6 +25,13 @@ func (v request) Route() string                     { return v.c.Path() }
 func (v request) Host() string                      { return v.c.Request().Host }
 func (v request) EscapedPath() string               { return v.c.Request().URL.EscapedPath() }
 
+// MatchedRoute is the route Echo's router matched
+// (keyfuncs.MatchedRouteRequest), as registered: c.Path(), which Echo v5
+// sets from the route's RouteInfo, "" on a 404 and a 405. Rules govern by it
+// every path Echo routes to a handler: Echo gives a route's last parameter
+// the rest of the path ("/users/7/x" reaches "/users/:id").
+func (v request) MatchedRoute() string { return v.c.Path() }
+
 // Context returns the request's context as seen from Echo: Value finds what
 // c.Set stored first, then what c.Request().Context() holds (see
 // requestContext).

@@ -27,6 +27,20 @@ func (v *request) Route() string                     { return v.c.Path() }
 func (v *request) Host() string                      { return v.c.Request().Host }
 func (v *request) EscapedPath() string               { return v.c.Request().URL.EscapedPath() }
 
+// MatchedRoute is the route Echo's router matched
+// (keyfuncs.MatchedRouteRequest), as registered: c.Path(), but "" on a 405,
+// where Echo v4 leaves in c.Path() the route whose other methods it lists
+// (it marks that case with echo.ContextKeyHeaderAllow); "" on a 404 too.
+// Rules govern by it every path Echo routes to a handler: Echo gives a
+// route's last parameter the rest of the path ("/users/7/x" reaches
+// "/users/:id").
+func (v *request) MatchedRoute() string {
+	if v.c.Get(echo.ContextKeyHeaderAllow) != nil {
+		return ""
+	}
+	return v.c.Path()
+}
+
 // Context returns the request's context as seen from Echo: Value finds what
 // c.Set stored first, then what c.Request().Context() holds (see
 // requestContext). It is the pooled view itself, valid while the view is.

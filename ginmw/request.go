@@ -23,6 +23,13 @@ func (v request) Route() string                     { return v.c.FullPath() }
 func (v request) Host() string                      { return v.c.Request.Host }
 func (v request) EscapedPath() string               { return v.c.Request.URL.EscapedPath() }
 
+// MatchedRoute is the route Gin's router matched
+// (keyfuncs.MatchedRouteRequest), as registered: c.FullPath(), "" on a 404
+// and a 405. Rules govern by it every path Gin routes to a handler: Gin
+// routes "/users/.." and "/users/%2E%2E" to "/users/:id", where the rules
+// resolve the dot segment.
+func (v request) MatchedRoute() string { return v.c.FullPath() }
+
 // Context returns the request's context as seen from Gin: Value finds what
 // c.Set stored first, then what c.Request.Context() holds (see
 // requestContext).
