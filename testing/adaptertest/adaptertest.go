@@ -308,7 +308,8 @@ func NetHTTPApp(mw func(http.Handler) http.Handler, h Handler) *Server {
 	}))
 	mux := http.NewServeMux()
 	mux.Handle("/users/{id}", handler)
-	mux.Handle("/", handler)
+	mux.Handle("/health", handler)
+	mux.Handle("/{$}", handler) // "/" alone, as the other frameworks' apps route it
 	return HTTPServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		SetPeer(r)
 		mux.ServeHTTP(w, r)

@@ -86,10 +86,21 @@ func RunRules(t *testing.T, a Adapter, build RulesBuilder) {
 
 // routeSpellings are other spellings of GET /users/7 that some framework
 // routes to the handler of /users/{id}: a trailing slash, case, empty and dot
-// segments, an encoded unreserved character, and HEAD.
+// segments, an encoded unreserved character, and HEAD; then paths that Echo
+// gives whole to the route's last parameter (":id" takes "7/extra", "7/x/",
+// "7/%2E%2E", "%2E%2E/x"), where the rules' {id} is one segment of the
+// normalised path, so only the route Echo matched can govern them.
+//
+// "/users/%2E%2E" and "/users/.." are not among them: Echo and Gin route
+// them to /users/{id} (the adapters' own tests check that the route's policy
+// governs them), but Fiber and net/http resolve them to "/", another route of
+// the app, whose handler runs rightly, and the kit cannot tell which
+// handler ran.
 var routeSpellings = []struct{ method, path string }{
 	{"GET", "/users/7/"}, {"GET", "/USERS/7"}, {"GET", "/Users/7/"}, {"GET", "//users/7"}, {"GET", "/users//7"},
 	{"GET", "/users/./7"}, {"GET", "/x/../users/7"}, {"GET", "/users/%37"}, {"GET", "/%75sers/7"}, {"HEAD", "/users/7"},
+	{"GET", "/users/7/extra"}, {"GET", "/users/7/x/"}, {"GET", "/users/7/%2E%2E"}, {"GET", "/users/%2E%2E/x"},
+	{"POST", "/users/7/extra"}, {"HEAD", "/users/7/x"},
 }
 
 // checkNoSpellingWalksAround spends a client's quota on /users/7, then sends
