@@ -139,9 +139,10 @@ func (c *call) Path() string { return c.method }
 // which they normalise as an HTTP path: gRPC does not percent-encode method
 // names, so a '%' in one is a '%', written "%25" here, and "%2e%2e" is never
 // read as "..". A real method ("/pkg.Service/Method": identifiers and dots)
-// is in normal form already and is matched exactly; only a name no service
-// registers, which reaches an unknown-service handler alone, may be
-// normalised ("/a/../b" is matched as "/b"; a non-UTF-8 byte percent-encoded).
+// is in normal form already (rules compare paths without regard to ASCII
+// case); only a name no service registers, which reaches an unknown-service
+// handler alone, is rewritten by normalising ("/a/../b" is matched as "/b";
+// a non-UTF-8 byte percent-encoded).
 func (c *call) EscapedPath() string {
 	if strings.IndexByte(c.method, '%') < 0 {
 		return c.method
