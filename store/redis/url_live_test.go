@@ -93,3 +93,24 @@ func TestExplainErrorPlainToTLS(t *testing.T) {
 	assert.Contains(t, err.Error(), "use rediss://")
 	assert.NoError(t, ExplainError(nil))
 }
+
+// A redis-sentinel:// URL finds the master through the Sentinel, and the
+// store decides on it.
+func TestParseURLSentinel(t *testing.T) {
+	master, sentinel := redistest.StartSentinel(t)
+	opts, err := ParseURL("redis-sentinel://" + sentinel + "/" + redistest.SentinelMaster + "/0?dial_timeout=2s")
+	require.NoError(t, err)
+	client := redis.NewUniversalClient(opts)
+	defer client.Close()
+	st := newStore(t, client)
+	for i, want := range []bool{true, true, false} {
+		d, err := st.Take(context.Background(), core.TakeRequest{Key: "k", Algorithm: core.SlidingLog, Limits: []core.Limit{core.PerMinute(2)}, Cost: 1})
+		require.NoError(t, err)
+		assert.Equal(t, want, d.Allowed, "request %d", i+1)
+	}
+	direct := redis.NewClient(&redis.Options{Addr: master.Addr()})
+	defer direct.Close()
+	keys, err := direct.DBSize(context.Background()).Result()
+	require.NoError(t, err)
+	assert.Positive(t, keys, "the counter is on the master")
+}
