@@ -37,7 +37,7 @@ func serve(t *testing.T, ln net.Listener, lim *core.Limiter, h adaptertest.Handl
 	if err != nil {
 		return err
 	}
-	app := fiber.New(fiber.Config{})
+	app := fiber.New()
 	app.Use(func(c fiber.Ctx) error {
 		if u := c.Get(adaptertest.UserHeader); u != "" {
 			c.Locals("user", u)
@@ -105,7 +105,7 @@ func TestContextView(t *testing.T) {
 	}
 	mw, err := fiber3mw.New(newLimiter(t), httplimit.WithKey(probe))
 	require.NoError(t, err)
-	app := fiber.New(fiber.Config{})
+	app := fiber.New()
 	app.Use(func(c fiber.Ctx) error {
 		c.Locals("user", "from c.Locals")
 		c.Locals(ctxKey{}, 7)

@@ -31,7 +31,7 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
-	app := fiber.New(fiber.Config{})
+	app := fiber.New()
 	app.Use(mw)
 	app.Get("/", func(c fiber.Ctx) error {
 		d, _ := fiber3mw.DecisionFrom(c)

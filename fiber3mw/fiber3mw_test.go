@@ -125,7 +125,7 @@ func renderJSON(_ httplimit.ResponseWriter, r keyfuncs.Request, status int, body
 // The one-line form limits per client IP and refuses a malformed literal at
 // once.
 func TestPerIP(t *testing.T) {
-	app := fiber.New(fiber.Config{})
+	app := fiber.New()
 	app.Use(fiber3mw.PerIP("2/m"))
 	app.Get("/", func(c fiber.Ctx) error { return c.SendStatus(200) })
 	var codes []int

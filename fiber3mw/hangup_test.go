@@ -88,7 +88,7 @@ func startHoldingServer(t *testing.T, limit core.Limit) *holdingServer {
 		s.decided <- struct{}{}
 	})))
 	require.NoError(t, err)
-	app := fiber.New(fiber.Config{})
+	app := fiber.New()
 	app.Use(func(c fiber.Ctx) error {
 		err := c.Next()
 		s.returned <- struct{}{}

@@ -65,7 +65,7 @@ func ExampleNative() {
 	if err != nil {
 		panic(err)
 	}
-	app := fiber.New(fiber.Config{})
+	app := fiber.New()
 	app.Use(func(c fiber.Ctx) error {
 		c.Locals("role", c.Get("X-Role")) // stands for real authentication
 		return c.Next()
@@ -95,7 +95,7 @@ func Example_contextValue() {
 	if err != nil {
 		panic(err)
 	}
-	app := fiber.New(fiber.Config{})
+	app := fiber.New()
 	app.Use(func(c fiber.Ctx) error {
 		if u := c.Get("X-User"); u != "" { // stands for real authentication
 			c.Locals("user", u)

@@ -38,7 +38,7 @@ func ExampleNew_deniedHandler() {
 	if err != nil {
 		panic(err)
 	}
-	app := fiber.New(fiber.Config{})
+	app := fiber.New()
 	app.Get("/", mw, func(c fiber.Ctx) error { return c.SendString("hello") })
 
 	for range 2 {

@@ -61,6 +61,26 @@ func (v request[C]) Method() string { return v.c.Method() }
 func (v request[C]) Path() string  { return strings.Clone(v.c.Path()) }
 func (v request[C]) Route() string { return v.c.Route().Path }
 
+// MatchedRoute is the route Fiber's router matched
+// (keyfuncs.MatchedRouteRequest), as registered: c.Route().Path when the
+// middleware runs on the route itself (app.Get("/users/:id", mw, handler)),
+// "" when it runs in app.Use, which Fiber calls before it has picked the
+// route. Rules govern by it every path Fiber routes to the route: Fiber v3
+// routes on the path as sent, so "/users/.." and "/users/%2E%2E" reach
+// "/users/:id", where the rules resolve the dot segment.
+func (v request[C]) MatchedRoute() string {
+	if !v.c.Matched() {
+		return ""
+	}
+	if r := v.c.Route(); r.Method != useMethod {
+		return r.Path
+	}
+	return ""
+}
+
+// useMethod is the Method of the routes app.Use and Group.Use register.
+const useMethod = "USE"
+
 // Host is the Host header as sent (keyfuncs.HostRequest), copied.
 func (v request[C]) Host() string { return string(v.c.Request().Host()) }
 
