@@ -1,6 +1,9 @@
 package core
 
-import "math/bits"
+import (
+	"math"
+	"math/bits"
+)
 
 // What an edit of a limit keeps. A store keys a client's state by its
 // namespace, key, algorithm and number of limits (TakeRequest.Identity), not
@@ -11,7 +14,8 @@ import "math/bits"
 //
 //   - A meter (token bucket, leaky bucket, GCRA) keeps the requests it owes:
 //     the time it owes, T - now, is (T - now) / old interval requests, which
-//     owe that many new intervals (rounded up), and never more than the new
+//     owe that many new intervals (rounded up, see reexpressMeter), and
+//     never more than the new
 //     burst's worth (tau): no quota is minted, and no key is locked beyond
 //     what a fresh key at the new limit could reach. An edit of the burst
 //     alone changes nothing but that cap, which a spend applies as it
@@ -157,24 +161,24 @@ func (r *TakeRequest) onlyParams() (params, error) {
 
 // reexpressMeter maps a meter's T, written at an emission interval of old
 // µs, to the interval of p: the time owed at now scaled by the ratio of the
-// intervals, rounded up, at most tau.
+// intervals, at most tau. The whole intervals owed scale exactly; the rest,
+// r < old µs, scales in float64, rounded up and one µs more, so an edit never
+// mints quota, and the Lua scripts, whose numbers are doubles, compute the
+// same value with the same operations.
 func reexpressMeter(t, old int64, p *params, now int64) int64 {
-	if t <= now || old == p.interval {
+	if t <= now || old == p.interval || old <= 0 {
 		return t
 	}
-	owed := uint64(t - now)
-	hi, lo := bits.Mul64(owed, uint64(p.interval))
-	if hi >= uint64(old) { // the quotient would not fit: far beyond tau
+	owed := t - now
+	q, r := owed/old, owed%old
+	if q > p.tau/p.interval {
 		return now + p.tau
 	}
-	q, rem := bits.Div64(hi, lo, uint64(old))
-	if rem != 0 {
-		q++
+	x := q * p.interval
+	if r > 0 {
+		x += int64(math.Ceil(float64(float64(r)*float64(p.interval))/float64(old))) + 1
 	}
-	if q > uint64(p.tau) {
-		q = uint64(p.tau)
-	}
-	return now + int64(q)
+	return now + min(x, p.tau)
 }
 
 // reexpressWindow maps a window's state, written with a period of old µs,

@@ -63,24 +63,29 @@
 //
 // # Keys
 //
-// Keys look like rw:{namespace:key}:g:10/1s (prefix, hash tag, a letter for
-// the algorithm, then each limit's rate, period in its largest whole unit and,
-// when it is not the rate, burst, joined by '+', with ":<index>" appended when
-// a request has several limits); they are short because Redis's memory per key
-// is mostly its name. The letters are t (token bucket), l (leaky bucket),
-// g (GCRA), f (fixed window), w (sliding window) and s (sliding log). The hash
-// tag puts all keys of one request in one Redis Cluster slot, so several
-// limits on one request never cause CROSSSLOT; '%', '{' and '}' in a client's
-// key are escaped (and ':' and '#' in the namespace), and a tag longer than
-// 128 bytes is replaced by its SHA-256. Every key expires (PEXPIRE / SET PX)
-// when its state equals a fresh one, as core.Algorithm.FreshAt says, rounded
-// up to the millisecond (WithMinTTL sets a floor): nothing lives forever. The
-// token bucket, leaky bucket and GCRA keep one integer; the fixed and sliding
-// windows keep their window start, count and previous count packed into one
-// integer, or as the text "start count previous" when the integer would not
-// stay below 2^53 (windowstate.go says how); the sliding log keeps a list of at
-// most Rate timestamps. Redis stores an integer in its object header, so a
-// meter's or a window's key costs Redis its name and about 40 bytes. Store.Keys
+// Keys look like rw:{namespace:key}:g (prefix, hash tag, a letter for the
+// algorithm, and ":<number of limits>:<index>" appended when a request has
+// several limits); they name no limit figures, so a client's state under a
+// policy stays where it is when the policy's rate, period or burst is
+// edited, and the scripts re-express it under the new figures (as
+// core.TakeRequest.Reexpress says: a meter keeps the requests it owes, a
+// window its counts, a log its entries). They are short because Redis's
+// memory per key is mostly its name. The letters are t (token bucket), l
+// (leaky bucket), g (GCRA), f (fixed window), w (sliding window) and s
+// (sliding log). The hash tag puts all keys of one request in one Redis
+// Cluster slot, so several limits on one request never cause CROSSSLOT; '%',
+// '{' and '}' in a client's key are escaped (and ':', '#' and NUL in the
+// namespace), and a tag longer than 128 bytes is replaced by its SHA-256.
+// Every key expires (PEXPIRE / SET PX) when its state equals a fresh one, as
+// core.Algorithm.FreshAt says, rounded up to the millisecond (WithMinTTL sets
+// a floor): nothing lives forever. The token bucket, leaky bucket and GCRA
+// keep the text "T I", the instant the meter is full again and the emission
+// interval it was written under; the fixed and sliding windows keep "I N P
+// D", the window's index, its count, the previous count and the period it
+// was written under (windowstate.go); the sliding log keeps a list of at
+// most Rate timestamps. Redis keeps such short text in one allocation with
+// its object header, so a meter's or a window's key costs Redis its name and
+// about 70 bytes. Store.Keys
 // names the keys of a request.
 //
 // # Failures

@@ -117,8 +117,6 @@ func refundAge(req core.TakeRequest) int64 {
 type encodedLimit struct {
 	// fig are the limit's figures, which the local cache of denials hashes.
 	fig figures
-	// spec is the key's part for the limit (see appendSpec).
-	spec string
 	// The figures the scripts take: interval and tau for the meters, rate
 	// and period for the windows and the sliding log.
 	interval, tau, rate, period string
@@ -164,7 +162,6 @@ func encodeLimit(l core.Limit) (*encodedLimit, error) {
 	itoa := func(v int64) string { return strconv.FormatInt(v, 10) }
 	e := &encodedLimit{
 		fig:      f,
-		spec:     string(appendSpec(nil, f)),
 		interval: itoa(f.interval), tau: itoa(f.tau),
 		rate: itoa(f.rate), period: itoa(f.period),
 	}

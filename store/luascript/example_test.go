@@ -41,7 +41,7 @@ func Example() {
 	}
 	fmt.Println(d.Allowed, d.Remaining, d.ResetAfter, d.Limit)
 	// Output:
-	// KEYS: [myapp:{api:203.0.113.7}:g:10/1s]
+	// KEYS: [myapp:{api:203.0.113.7}:g]
 	// ARGV: [1 100000 1000000]
 	// true 9 100ms 10/s
 }
@@ -81,6 +81,6 @@ func ExampleStore_Keys() {
 		fmt.Println(k)
 	}
 	// Output:
-	// rl:{:user%7B42%7D}:w:5/1s+1000/1h:0
-	// rl:{:user%7B42%7D}:w:5/1s+1000/1h:1
+	// rl:{:user%7B42%7D}:w:2:0
+	// rl:{:user%7B42%7D}:w:2:1
 }

@@ -1,9 +1,6 @@
 package luascript
 
 import (
-	"fmt"
-	"regexp"
-	"strconv"
 	"testing"
 	"time"
 
@@ -12,94 +9,33 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestAppendSpec(t *testing.T) {
-	tests := []struct {
-		limit core.Limit
-		want  string
-	}{
-		{core.PerSecond(10), "10/1s"},
-		{core.PerMinute(100), "100/1m"},
-		{core.PerHour(5).WithBurst(20), "5/1h/20"},
-		{core.Every(1000, 24*time.Hour), "1000/1d"},
-		{core.Every(3, 48*time.Hour), "3/2d"},
-		{core.Every(1, 90*time.Second), "1/90s"},
-		{core.Every(1, 1500*time.Millisecond), "1/1500ms"},
-		{core.Every(1, 1001*time.Microsecond), "1/1001us"},
-		{core.Every(1, time.Millisecond), "1/1ms"},
-		{core.Every(7, 25*time.Hour), "7/25h"},
-		{core.PerSecond(10).WithBurst(10), "10/1s"},
-		{core.PerSecond(10).WithBurst(0), "10/1s"},
-		{core.PerSecond(10).WithBurst(1), "10/1s/1"},
-		{core.Limit{Rate: 1, Period: core.MaxPeriod}, "1/" + strconv.FormatInt(core.MaxPeriod.Microseconds(), 10) + "us"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.want, func(t *testing.T) {
-			f, err := figuresOf(tt.limit)
+// A key names the namespace, the client, the algorithm and, for several
+// limits, their number and an index, never the limits' figures: an edited
+// limit finds the state its old figures wrote.
+func TestKeysNameNoFigures(t *testing.T) {
+	var c config
+	keys := func(alg core.Algorithm, limits ...core.Limit) []string {
+		encs := make([]*encodedLimit, len(limits))
+		for i, l := range limits {
+			e, err := encodeLimit(l)
 			require.NoError(t, err)
-			assert.Equal(t, tt.want, string(appendSpec(nil, f)))
-		})
-	}
-}
-
-// specPattern is a spec as appendSpec writes it.
-var specPattern = regexp.MustCompile(`^([1-9][0-9]*)/([1-9][0-9]*)(d|h|m|s|ms|us)(?:/([0-9]+))?$`)
-
-// parseSpec reads a spec back, as an operator reading a key would.
-func parseSpec(t *testing.T, spec string) figures {
-	t.Helper()
-	m := specPattern.FindStringSubmatch(spec)
-	require.NotNil(t, m, spec)
-	num := func(s string) int64 {
-		v, err := strconv.ParseInt(s, 10, 64)
-		require.NoError(t, err, spec)
-		return v
-	}
-	f := figures{rate: num(m[1]), burst: num(m[1])}
-	for _, u := range periodUnits {
-		if u.suffix == m[3] {
-			f.period = num(m[2]) * u.micros
+			encs[i] = e
 		}
+		return c.appendKeys(nil, core.TakeRequest{Namespace: "api", Key: "k", Algorithm: alg, Limits: limits}, encs)
 	}
-	if m[4] != "" {
-		f.burst = num(m[4])
+	assert.Equal(t, []string{"{api:k}:g"}, keys(core.GCRA, core.PerSecond(10)))
+	assert.Equal(t, keys(core.GCRA, core.PerSecond(10)), keys(core.GCRA, core.PerHour(3).WithBurst(7)), "an edit keeps the key")
+	assert.NotEqual(t, keys(core.GCRA, core.PerSecond(10)), keys(core.TokenBucket, core.PerSecond(10)), "another algorithm, another key")
+	two := keys(core.FixedWindow, core.PerSecond(10), core.PerHour(100))
+	assert.Equal(t, []string{"{api:k}:f:2:0", "{api:k}:f:2:1"}, two)
+	assert.Equal(t, two, keys(core.FixedWindow, core.PerSecond(20), core.Every(100, 24*time.Hour)))
+	for _, k := range keys(core.FixedWindow, core.PerSecond(1), core.PerSecond(2), core.PerSecond(3)) {
+		assert.NotContains(t, two, k, "three limits are another identity")
 	}
-	return f
-}
-
-// Every spec reads back as the limit it names, so two limits that differ in
-// rate, period or burst never share a key, and the spec holds no character
-// that separates a key's parts.
-func TestSpecReadsBack(t *testing.T) {
-	periods := []time.Duration{
-		time.Microsecond, 999 * time.Microsecond, time.Millisecond, 1001 * time.Millisecond, time.Second,
-		59 * time.Second, time.Minute, 61 * time.Minute, time.Hour, 23 * time.Hour, 24 * time.Hour,
-		7 * 24 * time.Hour, 36 * time.Hour, core.MaxPeriod,
-	}
-	seen := map[string]figures{}
-	for _, p := range periods {
-		for _, rate := range []int64{1, 2, 10, 1000} {
-			for _, burst := range []int64{0, 1, rate, 2 * rate, 3*rate + 1} {
-				l := core.Limit{Rate: rate, Period: p, Burst: burst}
-				f, err := figuresOf(l)
-				if err != nil {
-					continue // a rate above 1/µs
-				}
-				spec := string(appendSpec(nil, f))
-				got := parseSpec(t, spec)
-				got.interval, got.tau = f.interval, f.tau
-				require.Equal(t, f, got, "%s reads back as %s", spec, l)
-				if prev, ok := seen[spec]; ok {
-					require.Equal(t, prev, f, "two limits share %q", spec)
-				}
-				seen[spec] = f
-			}
-		}
-	}
-	assert.Greater(t, len(seen), 150, fmt.Sprint("distinct specs: ", len(seen)))
 }
 
 // Every algorithm has its own code, a letter that cannot be read as part of
-// a spec or a tag.
+// a tag.
 func TestAlgorithmCodes(t *testing.T) {
 	seen := map[string]core.Algorithm{}
 	for _, alg := range core.Algorithms() {

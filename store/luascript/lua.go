@@ -27,7 +27,9 @@ package luascript
 //
 //	{allowed (0/1), now, the state each limit had before the request...}
 //
-// one integer (T) per limit for the meters, three (T, N, P) for the windows.
+// one integer (T) per limit for the meters, three (T, N, P) for the windows,
+// as re-expressed under the request's figures when they were written under
+// others.
 // decode then runs core's own algorithm on those states at that instant, which
 // yields the whole Decision (remaining, reset, retry, delay, the governing
 // limit) without computing any of it in Lua, and checks that core agrees with
@@ -73,72 +75,112 @@ const luaTTL = `
 `
 
 // luaMeter is the token bucket, the leaky bucket and GCRA (core/gcra.go): the
-// state is the integer T; a request is admitted when
-// max(T, now) + cost*interval - now <= tau (a cost above the burst never is).
-// A T beyond now + tau, which only a clock that stepped back leaves, reads as
-// now + tau (an empty meter at now), and a spend or a refund writes it so
-// even when denied (core's rebase).
+// state is T and the emission interval it was written under (luaMeterRead);
+// a request is admitted when max(T, now) + cost*interval - now <= tau (a
+// cost above the burst never is). A T beyond now + tau, which only a clock
+// that stepped back leaves, reads as now + tau (an empty meter at now), and
+// a spend or a refund writes it so even when denied (core's rebase). A state
+// written under another interval is re-expressed, and written so whatever
+// the decision, as core's Reexpress and the memory store do.
 const luaMeter = luaNow + `
 if cost < 0 then
   local adm = now - tonumber(ARGV[2 * nk + 2])
   for i = 1, nk do
-    local t = tonumber(redis.call('GET', KEYS[i])) or 0
-    local tau, t0 = tonumber(ARGV[2 * i + 1]), t
+    local iv, tau = tonumber(ARGV[2 * i]), tonumber(ARGV[2 * i + 1])
+    local v = redis.call('GET', KEYS[i])` + luaMeterRead + `
+    local t0 = t
     if t - now > tau then t = now + tau end
     if t > now and now - adm < tau then
-      local back = -cost * tonumber(ARGV[2 * i])
+      local back = -cost * iv
       if back > tau then back = tau end
       t = t - back
       if t < now then t = now end
     end
-    if t ~= t0 then
-      local us = t - now` + luaTTL + `      redis.call('SET', KEYS[i], string.format('%d', t), 'PX', ms)
+    if t ~= t0 or re then
+      local us = t - now` + luaTTL + `      redis.call('SET', KEYS[i], string.format('%d %d', t, iv), 'PX', ms)
     end
   end
   cost = 0
 end
 if nk == 1 then
-  local t0 = tonumber(redis.call('GET', KEYS[1])) or 0
-  local t, tau = t0, ARGV[3] + 0
+  local i, iv, tau = 1, ARGV[2] + 0, ARGV[3] + 0
+  local v = redis.call('GET', KEYS[1])` + luaMeterRead + `
+  local t0 = t
   local rebased = t - now > tau
   if rebased then t = now + tau end
   if now > t then t = now end
-  t = t + cost * ARGV[2]
+  t = t + cost * iv
   if t - now <= tau then
     if cost > 0 then
-      local us = t - now` + luaTTL + `      redis.call('SET', KEYS[1], string.format('%d', t), 'PX', ms)
+      local us = t - now` + luaTTL + `      redis.call('SET', KEYS[1], string.format('%d %d', t, iv), 'PX', ms)
+    elseif re then
+      local us = t0 - now` + luaTTL + `      redis.call('SET', KEYS[1], string.format('%d %d', t0, iv), 'PX', ms)
     end
     return {1, now, t0}
   end
   if rebased and cost > 0 then
-    local us = tau` + luaTTL + `    redis.call('SET', KEYS[1], string.format('%d', now + tau), 'PX', ms)
+    local us = tau` + luaTTL + `    redis.call('SET', KEYS[1], string.format('%d %d', now + tau, iv), 'PX', ms)
+  elseif re then
+    local us = t0 - now` + luaTTL + `    redis.call('SET', KEYS[1], string.format('%d %d', t0, iv), 'PX', ms)
   end
   return {0, now, t0}
 end
-local reply, nxt, rebased = {1, now}, {}, false
+local reply, nxt, rebased, RE = {1, now}, {}, false, {}
 for i = 1, nk do
-  local t = tonumber(redis.call('GET', KEYS[i])) or 0
-  local tau = tonumber(ARGV[2 * i + 1])
-  reply[i + 2] = t
+  local iv, tau = tonumber(ARGV[2 * i]), tonumber(ARGV[2 * i + 1])
+  local v = redis.call('GET', KEYS[i])` + luaMeterRead + `
+  reply[i + 2], RE[i] = t, re
   if t - now > tau then t, rebased = now + tau, true end
   if now > t then t = now end
-  t = t + cost * tonumber(ARGV[2 * i])
+  t = t + cost * iv
   if t - now > tau then reply[1] = 0 end
   nxt[i] = t
 end
 if reply[1] == 1 and cost > 0 then
   for i = 1, nk do
-    local us = nxt[i] - now` + luaTTL + `    redis.call('SET', KEYS[i], string.format('%d', nxt[i]), 'PX', ms)
+    local us = nxt[i] - now` + luaTTL + `    redis.call('SET', KEYS[i], string.format('%d %d', nxt[i], ARGV[2 * i] + 0), 'PX', ms)
   end
-elseif rebased and cost > 0 then
+else
   for i = 1, nk do
-    local us = tonumber(ARGV[2 * i + 1])
-    if reply[i + 2] - now > us then` + luaTTL + `      redis.call('SET', KEYS[i], string.format('%d', now + us), 'PX', ms)
+    local iv, tau = tonumber(ARGV[2 * i]), tonumber(ARGV[2 * i + 1])
+    if rebased and cost > 0 and reply[i + 2] - now > tau then
+      local us = tau` + luaTTL + `      redis.call('SET', KEYS[i], string.format('%d %d', now + tau, iv), 'PX', ms)
+    elseif RE[i] then
+      local us = reply[i + 2] - now` + luaTTL + `      redis.call('SET', KEYS[i], string.format('%d %d', reply[i + 2], iv), 'PX', ms)
     end
   end
 end
 return reply
 `
+
+// luaMeterRead sets t from the meter's state v of limit i ("T I": T and the
+// emission interval I it was written under; none is a fresh meter), with
+// iv, tau and now in scope, or fails the call with a malformed state. A T
+// ahead of now written under another interval is re-expressed (core's
+// reexpressMeter, in the same double operations: the whole intervals owed
+// exactly, the rest rounded up and one µs more, at most tau), and re set.
+const luaMeterRead = `
+    local t, re = 0, false
+    if v then
+      local a, b = string.match(v, '^(%d+) (%d+)$')
+      if not a then
+        return redis.error_reply('ratewarden: malformed state at ' .. KEYS[i])
+      end
+      t = tonumber(a)
+      local ov = tonumber(b)
+      if ov ~= iv and t > now and ov > 0 then
+        local owed = t - now
+        local q = math.floor(owed / ov)
+        local x = tau
+        if q <= math.floor(tau / iv) then
+          x = q * iv
+          local r = owed - q * ov
+          if r > 0 then x = x + math.ceil(r * iv / ov) + 1 end
+          if x > tau then x = tau end
+        end
+        t, re = now + x, true
+      end
+    end`
 
 // luaWindows is the fixed and the sliding window (core/window.go); FITS is the
 // algorithm's admission test, REFUND its refund of n admitted in the window
@@ -146,8 +188,9 @@ return reply
 // written), and LIFE and STATELIFE the lifetime of the state it writes. The state
 // is (T, N, P): the window's start, its count, and for the sliding window the
 // previous window's count, stored as one integer or, when that would not fit,
-// a string (luaWindowRead, luaWindowWrite). math.fmod is exact, unlike Lua
-// 5.1's %. A window that starts after the one holding now (a clock that
+// with the period it was written under (luaWindowRead, luaWindowWrite):
+// a state of another period is re-expressed, and written so whatever the
+// decision. math.fmod is exact, unlike Lua 5.1's %. A window that starts after the one holding now (a clock that
 // stepped back) reads as that one, its counts carried, and a spend or a
 // refund writes it so even when denied (core's rebase).
 const luaWindows = luaNow + `
@@ -157,13 +200,13 @@ if cost < 0 then
     local rate, period = tonumber(ARGV[2 * i]), tonumber(ARGV[2 * i + 1])
     local v = redis.call('GET', KEYS[i])
     if v then
-      local st, sn, sp = 0, 0, 0` + luaWindowRead + `
+      local st, sn, sp, re = 0, 0, 0, false` + luaWindowRead + `
       local start = now - math.fmod(now, period)
       local ost, on, op = st, sn, sp
       if st > start then st = start end
       local astart = adm - math.fmod(adm, period)
 REFUND
-      if st ~= ost or sn ~= on or sp ~= op then R[i] = {st, sn, sp} end
+      if st ~= ost or sn ~= on or sp ~= op or re then R[i] = {st, sn, sp} end
     end
   end
   for i = 1, nk do
@@ -176,7 +219,7 @@ REFUND
 end
 if nk == 1 then
   local i, rate, period = 1, ARGV[2] + 0, ARGV[3] + 0
-  local st, sn, sp = 0, 0, 0
+  local st, sn, sp, re = 0, 0, 0, false
   local v = redis.call('GET', KEYS[1])
   if v then` + luaWindowRead + `
   end
@@ -187,18 +230,21 @@ FITS
     local us = LIFE` + luaTTL + luaWindowWrite + `
   elseif cost > 0 and ost > start then
     local us = STATELIFE` + luaTTL + `    local ws, wn, wp = st, sn, sp` + luaWindowWrite + `
+  elseif re then
+    local st = ost
+    local us = STATELIFE` + luaTTL + `    local ws, wn, wp = ost, sn, sp` + luaWindowWrite + `
   end
   if fits then return {1, now, ost, sn, sp} end
   return {0, now, ost, sn, sp}
 end
-local reply, W, C, V, rebased = {1, now}, {}, {}, {}, false
+local reply, W, C, V, RE, rebased = {1, now}, {}, {}, {}, {}, false
 for i = 1, nk do
   local rate, period = ARGV[2 * i] + 0, ARGV[2 * i + 1] + 0
-  local st, sn, sp = 0, 0, 0
+  local st, sn, sp, re = 0, 0, 0, false
   local v = redis.call('GET', KEYS[i])
   if v then` + luaWindowRead + `
   end
-  reply[3 * i], reply[3 * i + 1], reply[3 * i + 2] = st, sn, sp
+  reply[3 * i], reply[3 * i + 1], reply[3 * i + 2], RE[i] = st, sn, sp, re
   local start = now - math.fmod(now, period)
   if st > start then st, rebased = start, true end
 FITS
@@ -211,11 +257,14 @@ if reply[1] == 1 and cost > 0 then
     local ws, wn, wp = W[i], C[i], V[i]
     local us = LIFE` + luaTTL + luaWindowWrite + `
   end
-elseif rebased and cost > 0 then
+else
   for i = 1, nk do
     local rate, period = ARGV[2 * i] + 0, ARGV[2 * i + 1] + 0
     local st = now - math.fmod(now, period)
-    if reply[3 * i] > st then
+    if rebased and cost > 0 and reply[3 * i] > st then
+      local us = STATELIFE` + luaTTL + `      local ws, wn, wp = st, reply[3 * i + 1], reply[3 * i + 2]` + luaWindowWrite + `
+    elseif RE[i] then
+      st = reply[3 * i]
       local us = STATELIFE` + luaTTL + `      local ws, wn, wp = st, reply[3 * i + 1], reply[3 * i + 2]` + luaWindowWrite + `
     end
   end

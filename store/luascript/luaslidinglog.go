@@ -69,7 +69,7 @@ local function decide(i, commit)
     reset = last + period - now
   end
   if cost > rate then
-    return {0, 1, rate - n, reset, period}
+    return {0, 1, math.max(0, rate - n), reset, period}
   end
   if n + cost <= rate then
     if cost > 0 then
@@ -89,7 +89,7 @@ local function decide(i, commit)
   local k = n + cost - rate
   local oldest = tonumber(redis.call('LINDEX', key, drop + k - 1))
   if oldest > now then oldest = now end
-  return {0, 0, rate - n, reset, oldest + period - now}
+  return {0, 0, math.max(0, rate - n), reset, oldest + period - now}
 end
 
 -- governs reports whether d replaces c as the governing decision.
@@ -195,11 +195,11 @@ if nk == 1 and cost >= 0 then
   if last <= now then
     local reset = 0
     if n > 0 then reset = last + period - now end
-    if cost > rate then return {0, 1, 0, rate - n, reset, period} end
+    if cost > rate then return {0, 1, 0, math.max(0, rate - n), reset, period} end
     if n + cost > rate then
       local oldest = tonumber(redis.call('LINDEX', key, drop + n + cost - rate - 1))
       if oldest > now then oldest = now end
-      return {0, 0, 0, rate - n, reset, oldest + period - now}
+      return {0, 0, 0, math.max(0, rate - n), reset, oldest + period - now}
     end
     if cost > 0 then
       if drop < 0 then

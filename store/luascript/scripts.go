@@ -38,9 +38,9 @@ var scripts = func() [core.GCRA + 1]*Script {
 		case core.TokenBucket, core.GCRA, core.LeakyBucket:
 			body = luaMeter
 		case core.FixedWindow:
-			body = strings.NewReplacer("FITS", luaFixedWindowFits, "REFUND", luaFixedWindowRefund, "STATELIFE", "st + period - now", "LIFE", "ws + period - now").Replace(luaWindows)
+			body = strings.NewReplacer("CARRY", luaFixedWindowCarry, "FITS", luaFixedWindowFits, "REFUND", luaFixedWindowRefund, "STATELIFE", "st + period - now", "LIFE", "ws + period - now").Replace(luaWindows)
 		case core.SlidingWindow:
-			body = strings.NewReplacer("FITS", luaSlidingWindowFits, "REFUND", luaSlidingWindowRefund, "STATELIFE", "st + 2 * period - now", "LIFE", "ws + 2 * period - now").Replace(luaWindows)
+			body = strings.NewReplacer("CARRY", luaSlidingWindowCarry, "FITS", luaSlidingWindowFits, "REFUND", luaSlidingWindowRefund, "STATELIFE", "st + 2 * period - now", "LIFE", "ws + 2 * period - now").Replace(luaWindows)
 		case core.SlidingLog:
 			body = luaSlidingLog
 		}

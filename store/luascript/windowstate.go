@@ -1,51 +1,61 @@
 package luascript
 
-// How the window scripts store a window's state (T, N, P) in Redis: as one
-// integer when it fits, since Redis keeps a string that reads as an integer in
-// its 16-byte object header (a three-number string takes a 40-byte
-// allocation besides), or else as the text "T N P". With the limit's rate R,
-// M = R + 1, and the window's index I = T / period (T is a multiple of the
-// period), the integer is
-//
-//	(I*M + N)*M + P
-//
-// written only when (I + 1)*M*M < 2^53, so that it and every step of its
-// reading are exact in Lua's doubles, and N and P are at most R (a window
-// never counts more than its rate). The key names the rate and the period, so
-// the script that reads a state knows the M and the period it was written
-// with. Both forms are read: a limit whose integer no longer fits (its window
-// index grows with time) is written as text from then on.
+// How the window scripts store a window's state (T, N, P) in Redis: as the
+// text "I N P D", the window's index I = T / D, its count, the previous
+// window's count (0 for the fixed window) and the period D (µs) it was
+// written under: short text, which Redis keeps in one allocation with its
+// object header. The
+// key names no limit figures (keys.go), so the period in the value is what
+// tells the script that reads it whether the limit's period was edited since:
+// a state of another period is re-expressed (core's reexpressWindow) before
+// the script decides. A count above the rate is read as it is (it denies
+// until it has passed), but one the rate's bits cannot hold, at least 2^k
+// where 2^(k-1) <= rate < 2^k, is cut to the rate, as core does.
 
-// luaWindowRead sets st, sn and sp from the state v of limit i (rate and
-// period in scope), or fails the call with a malformed state. The integer
-// form, the one written unless it would not fit, is tried first: tonumber
-// and a few comparisons cost far less than a pattern match. A value that
-// reads as a number but not as an integer in [0, 2^53) (negative,
-// fractional, too large to be exact) is malformed, and so is any text not of
-// the form "T N P".
+// luaWindowRead sets st, sn, sp and re from the state v of limit i (rate,
+// period and now in scope), or fails the call with a malformed state: any
+// text not of the form "I N P D". A state of another period D carries what
+// it counted at now into the window of period holding now: the fixed
+// window's count, the sliding window's estimate rounded up (CARRY), with no
+// previous count; re is then set, so the state is written back.
 const luaWindowRead = `
-    local x = tonumber(v)
-    if x and x >= 0 and x < 9007199254740992 and x % 1 == 0 then
-      local m = rate + 1
-      sp = math.fmod(x, m)
-      x = (x - sp) / m
-      sn = math.fmod(x, m)
-      st = (x - sn) / m * period
-    else
-      local a, b, c = string.match(v, '^(%d+) (%d+) (%d+)$')
-      if not a then
-        return redis.error_reply('ratewarden: malformed state at ' .. KEYS[i])
-      end
-      st, sn, sp = tonumber(a), tonumber(b), tonumber(c)
+    local a, b, c, d = string.match(v, '^(%d+) (%d+) (%d+) (%d+)$')
+    if not a then
+      return redis.error_reply('ratewarden: malformed state at ' .. KEYS[i])
+    end
+    local od = tonumber(d)
+    st, sn, sp = tonumber(a) * od, tonumber(b), tonumber(c)
+    if od ~= period and od > 0 then
+      local os = now - math.fmod(now, od)
+      if st > os then st = os end
+      local used = 0
+CARRY
+      st, sn, sp, re = 0, 0, 0, true
+      if used > 0 then st, sn = now - math.fmod(now, period), used end
+    end
+    if sn > rate or sp > rate then
+      local top = 1
+      while top <= rate do top = top * 2 end
+      if sn >= top then sn = rate end
+      if sp >= top then sp = rate end
     end`
+
+// luaFixedWindowCarry is the fixed window's count at now under the old
+// period od, whose window holding now starts at os.
+const luaFixedWindowCarry = `      if st == os then used = sn end`
+
+// luaSlidingWindowCarry is the sliding window's estimate at now under the
+// old period od, rounded up, in core's swEstimate operations.
+const luaSlidingWindowCarry = `      local cur, prev = 0, 0
+      if st == os then
+        cur, prev = sn, sp
+      elseif st == os - od then
+        prev = sn
+      end
+      local w = (od - (now - os)) / od
+      used = math.ceil(prev * w + cur)`
 
 // luaWindowWrite writes the state (ws, wn, wp) of limit i (rate, period and
 // its TTL ms in scope).
 const luaWindowWrite = `
-    local m = rate + 1
-    local idx = ws / period
-    if wn <= rate and wp <= rate and (idx + 1) * m * m < 9007199254740992 then
-      redis.call('SET', KEYS[i], string.format('%d', (idx * m + wn) * m + wp), 'PX', ms)
-    else
-      redis.call('SET', KEYS[i], string.format('%d %d %d', ws, wn, wp), 'PX', ms)
-    end`
+    redis.call('SET', KEYS[i], string.format('%d %d %d %d', ws / period, wn, wp, period), 'PX', ms)`
