@@ -28,6 +28,9 @@ func TestSelectAllocatesNothing(t *testing.T) {
 			require.NoError(t, err)
 			dst := make([]int, 0, len(c.policies))
 			requests := append(benchRequests(), req("GET", "/MORE/7/x"), req("GET", "/more/7/x/"))
+			requests = append(requests, routedBenchRequests()...)
+			requests = append(requests, routedView{req("GET", "/more/7/x/y"), "/More/:n/:id"},
+				routedView{req("GET", "/api/v1/users/7/x"), "/api/v1/users/{id}"})
 			for _, r := range requests {
 				allocs := testing.AllocsPerRun(100, func() { dst = s.Select(r, dst[:0]) })
 				assert.Equal(t, 0.0, allocs, "%s %s", r.Method(), r.Path())

@@ -39,22 +39,49 @@ func benchPolicies() []Policy {
 
 // benchRequests is the mix of requests the benchmark cycles through.
 func benchRequests() []keyfuncs.Request {
-	type r struct{ method, path string }
 	var out []keyfuncs.Request
-	for _, x := range []r{
-		{"GET", "/api/v1/users/42"}, {"POST", "/api/v1/orders"}, {"GET", "/api/v1/items"},
-		{"DELETE", "/api/v1/carts/9"}, {"PATCH", "/api/v1/tasks/3"}, {"GET", "/healthz"},
-		{"GET", "/api/v1/webhooks/77/deliveries"}, {"GET", "/static/app.js"}, {"GET", "/admin/users"},
-		{"PUT", "/api/v2/unknown/1"}, {"HEAD", "/api/v1/events/1"}, {"GET", "/"},
-	} {
-		host := "api.example.com"
-		if x.path == "/admin/users" {
-			host = "admin.example.com"
-		}
-		out = append(out, hostView{req(x.method, x.path), host})
+	for _, x := range benchMix {
+		out = append(out, hostView{req(x.method, x.path), benchHost(x.path)})
 	}
 	return out
 }
+
+// routedBenchRequests is benchRequests with views that name the route their
+// router matched, in Echo's syntax ("" for a 404).
+func routedBenchRequests() []keyfuncs.Request {
+	var out []keyfuncs.Request
+	for _, x := range benchMix {
+		out = append(out, routedHostView{hostView{req(x.method, x.path), benchHost(x.path)}, x.route})
+	}
+	return out
+}
+
+// benchMix is the method, path and matched route of each request of the
+// benchmarks' mix.
+var benchMix = []struct{ method, path, route string }{
+	{"GET", "/api/v1/users/42", "/api/v1/users/:id"}, {"POST", "/api/v1/orders", "/api/v1/orders"},
+	{"GET", "/api/v1/items", "/api/v1/items"}, {"DELETE", "/api/v1/carts/9", "/api/v1/carts/:id"},
+	{"PATCH", "/api/v1/tasks/3", "/api/v1/tasks/:id"}, {"GET", "/healthz", "/healthz"},
+	{"GET", "/api/v1/webhooks/77/deliveries", "/api/v1/webhooks/:id/deliveries"}, {"GET", "/static/app.js", "/static/*"},
+	{"GET", "/admin/users", "/admin/users"}, {"PUT", "/api/v2/unknown/1", ""},
+	{"HEAD", "/api/v1/events/1", "/api/v1/events/:id"}, {"GET", "/", "/"},
+}
+
+// benchHost is the host a request of the mix is sent to.
+func benchHost(path string) string {
+	if path == "/admin/users" {
+		return "admin.example.com"
+	}
+	return "api.example.com"
+}
+
+// routedHostView is a hostView with MatchedRoute, as Echo's view has both.
+type routedHostView struct {
+	hostView
+	route string
+}
+
+func (v routedHostView) MatchedRoute() string { return v.route }
 
 // BenchmarkSelect matches the mix of benchRequests against benchPolicies'
 // 100 policies: one Select per operation.

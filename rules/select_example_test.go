@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 
+	"github.com/ratewarden/ratewarden/keyfuncs"
 	"github.com/ratewarden/ratewarden/rules"
 	"github.com/ratewarden/ratewarden/stdhttp"
 )
@@ -36,4 +37,35 @@ func ExampleMatcher() {
 	// GET /api/%69tems/7 -> [api]
 	// GET /api/healthz -> [health]
 	// GET /apis -> []
+}
+
+// routed is a request view that tells the route its framework's router
+// matched (keyfuncs.MatchedRouteRequest), as echomw's, echo5mw's and ginmw's
+// views do.
+type routed struct {
+	keyfuncs.Request
+	route string
+}
+
+func (r routed) MatchedRoute() string { return r.route }
+
+// A route pattern governs every request the router sends to its route: Echo
+// gives the last parameter of "/api/items/:id" the rest of the path, so
+// "/api/items/1/2" reaches the item handler, and the item policy applies,
+// though its {id} is one segment of the path.
+func ExampleMatcher_matchedRoute() {
+	doc := &rules.Document{Schema: 1, Version: 1, Policies: []rules.Policy{
+		{Name: "item", Match: rules.Match{Paths: []string{"/api/items/{id}"}}},
+	}}
+	m, err := rules.NewMatcher(doc)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r := stdhttp.View(httptest.NewRequest("GET", "/api/items/1/2", nil))
+	fmt.Println("the path alone:", m.Match(r, nil))
+	fmt.Println("routed to /api/items/:id:", m.Match(routed{r, "/api/items/:id"}, nil))
+	// Output:
+	// the path alone: []
+	// routed to /api/items/:id: [0]
 }

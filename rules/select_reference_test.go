@@ -27,7 +27,7 @@ func TestSelectMatchesReference(t *testing.T) {
 		for range 100 {
 			r := randomRequest(rng)
 			want := naiveSelect(ps, r)
-			require.Equal(t, want, s.Select(r, nil), "round %d, request %s %s %v", round, r.Method(), r.Path(), r.(*view).headers)
+			require.Equal(t, want, s.Select(r, nil), "round %d, request %s %s %v, route %q", round, r.Method(), r.Path(), r.HeaderValues("X-Plan"), matchedRoute(r))
 		}
 	}
 }
@@ -122,9 +122,10 @@ func replacedByApplying(ps []Policy, i int, applies func(int) bool) bool {
 func naiveMatch(m *Match, r keyfuncs.Request) bool {
 	path := normalizePath(r.Path())
 	pathOK := len(m.Paths) == 0 && len(m.Prefixes) == 0
+	route, routed := naiveRoute(matchedRoute(r))
 	for _, s := range m.Paths {
 		p, _ := parsePattern(s)
-		pathOK = pathOK || p.match(path)
+		pathOK = pathOK || p.match(path) || routed && naiveSameRoute(&p, &route)
 	}
 	for _, pre := range m.Prefixes {
 		lpath, lpre := strings.ToLower(path), strings.ToLower(pre)
@@ -154,6 +155,97 @@ func naiveMatch(m *Match, r keyfuncs.Request) bool {
 		}
 	}
 	return pathOK && methodOK && hostOK
+}
+
+// matchedRoute returns the route r's view says its router matched, "" when
+// it says none.
+func matchedRoute(r keyfuncs.Request) string {
+	if mr, ok := r.(keyfuncs.MatchedRouteRequest); ok {
+		return mr.MatchedRoute()
+	}
+	return ""
+}
+
+// naiveRoute rewrites a framework's route (Echo's and Gin's ":id", "*" and
+// "*name", net/http's "{id}", "{name...}" and "{$}") as a route pattern of
+// the rules, each literal in normal form, and parses it; false for a route
+// that is none (a wildcard inside a segment, an escape, no leading "/").
+func naiveRoute(route string) (pattern, bool) {
+	if !strings.HasPrefix(route, "/") {
+		return pattern{}, false
+	}
+	const wild = `:*{}\`
+	segs := strings.Split(route[1:], "/")
+	for i, seg := range segs {
+		last := i == len(segs)-1
+		name := strings.TrimSuffix(strings.TrimPrefix(seg, "{"), "}")
+		switch {
+		case strings.HasPrefix(seg, ":") && !strings.ContainsAny(seg[1:], wild):
+			segs[i] = fmt.Sprintf("{p%d}", i)
+		case strings.HasPrefix(seg, "*") && last && !strings.ContainsAny(seg[1:], wild):
+			segs[i] = fmt.Sprintf("{p%d...}", i)
+		case seg == "{$}" && last:
+			segs[i] = ""
+		case len(seg) >= 2 && len(name) == len(seg)-2 && !strings.ContainsAny(name, wild) && name != "$":
+			if strings.HasSuffix(name, "...") && !last {
+				return pattern{}, false
+			}
+			segs[i] = fmt.Sprintf("{p%d%s}", i, name[len(strings.TrimSuffix(name, "...")):])
+		case strings.ContainsAny(seg, wild):
+			return pattern{}, false
+		default:
+			segs[i] = referenceSegment(seg)
+		}
+	}
+	p, err := parsePattern("/" + strings.Join(segs, "/"))
+	return p, err == nil
+}
+
+// naiveSameRoute reports whether two route patterns are one route: the
+// same segments, literals equal without regard to case, parameters
+// anywhere the other has one, and the same tail.
+func naiveSameRoute(a, b *pattern) bool {
+	if len(a.segments) != len(b.segments) || a.tail != b.tail {
+		return false
+	}
+	for i := range a.segments {
+		x, y := a.segments[i], b.segments[i]
+		if x.kind != y.kind || x.kind == segLiteral && !strings.EqualFold(x.text, y.text) {
+			return false
+		}
+	}
+	return true
+}
+
+// randomRoute returns a route as a framework would name it: often one of
+// the rules' patterns in Echo's, Gin's or net/http's syntax, its literals in
+// random case, sometimes a route no pattern can be.
+func randomRoute(rng *rand.Rand) string {
+	if rng.IntN(5) == 0 {
+		return []string{"", "a/b", "/a/b:c", "/x*", "/{$}", "/a/{$}", "/a/{p...}/b", "/*/a", "/:a/\\:b", "/a//b", "/./a", "/%61", "/A/%2f"}[rng.IntN(13)]
+	}
+	p := randomPattern(rng)
+	var b strings.Builder
+	for i, s := range p.segments {
+		b.WriteByte('/')
+		switch {
+		case s.kind == segParam && rng.IntN(2) == 0:
+			b.WriteString(":x" + fmt.Sprint(i))
+		case s.kind == segParam:
+			b.WriteString("{y" + fmt.Sprint(i) + "}")
+		case rng.IntN(2) == 0:
+			b.WriteString(strings.ToUpper(s.text))
+		default:
+			b.WriteString(s.text)
+		}
+	}
+	if p.tail != tailNone {
+		b.WriteString([]string{"/*", "/*rest", "/{rest...}"}[rng.IntN(3)])
+	}
+	if b.Len() == 0 {
+		return "/"
+	}
+	return b.String()
 }
 
 // randomPolicies returns n policies with random matches over small
@@ -230,5 +322,9 @@ func randomRequest(rng *rand.Rand) keyfuncs.Request {
 	case 2:
 		kv = append(kv, "X-Plan", "free", "X-Plan", "paid")
 	}
-	return req(method, path, kv...)
+	r := req(method, path, kv...)
+	if rng.IntN(2) == 0 {
+		return routedView{r, randomRoute(rng)}
+	}
+	return r
 }

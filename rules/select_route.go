@@ -69,9 +69,10 @@ func appendRouteKey(dst []byte, route string) ([]byte, bool) {
 			dst = append(dst, keyRest...)
 		case routeEnd: // "{$}": the path ends with the "/" before it
 		case routeLiteral:
-			n := len(dst)
-			dst = appendSegment(dst, seg)
-			lowerInPlace(dst[n:])
+			var ok bool
+			if dst, ok = appendRouteLiteral(dst, seg); !ok {
+				return dst, false
+			}
 		default:
 			return dst, false
 		}
@@ -79,10 +80,60 @@ func appendRouteKey(dst []byte, route string) ([]byte, bool) {
 	return dst, true
 }
 
+// appendRouteLiteral appends seg, a literal segment of a route, in normal
+// form and lower case: byte by byte when it is plain ASCII, the common case,
+// else through appendSegment. It reports false for a segment with a
+// wildcard inside ("file.:ext", "static*"), which no pattern has.
+func appendRouteLiteral(dst []byte, seg string) ([]byte, bool) {
+	n := len(dst)
+	for i := 0; i < len(seg); i++ {
+		c := seg[i]
+		switch routeBytes[c] {
+		case routeBytePlain:
+			dst = append(dst, c)
+		case routeByteUpper:
+			dst = append(dst, c+'a'-'A')
+		case routeByteWildcard:
+			return dst, false
+		default: // an escape, or a byte a path carries encoded
+			if hasWildcard(seg[i:]) {
+				return dst, false
+			}
+			dst = appendSegment(dst[:n], seg)
+			lowerInPlace(dst[n:])
+			return dst, true
+		}
+	}
+	return dst, true
+}
+
+// Byte classes of a route's literal, and of the name of a parameter.
+const (
+	routeByteOther    = iota // '%', or a byte a path carries percent-encoded
+	routeBytePlain           // kept as it is
+	routeByteUpper           // an upper-case ASCII letter
+	routeByteWildcard        // ':', '*', '{', '}' or '\': starts or escapes a wildcard
+)
+
+// routeBytes is the class of every byte in a route.
+var routeBytes = func() (t [256]uint8) {
+	for c := range 256 {
+		switch {
+		case 'A' <= c && c <= 'Z':
+			t[c] = routeByteUpper
+		case c == ':' || c == '*' || c == '{' || c == '}' || c == '\\':
+			t[c] = routeByteWildcard
+		case pathBytes[c] == byteUnreserved || pathBytes[c] == byteReserved:
+			t[c] = routeBytePlain
+		}
+	}
+	return t
+}()
+
 // What one segment of a framework's route is.
 const (
-	routeNone    = iota // a wildcard inside a segment: no pattern has it
-	routeLiteral        // matched as it is written
+	routeNone    = iota // a wildcard where no pattern has one
+	routeLiteral        // matched as it is written (unless a wildcard is inside it)
 	routeParam          // ":id" or "{id}": one segment
 	routeRest           // "*", "*path" or "{path...}", last: the rest of the path
 	routeEnd            // "{$}", last: the end of the path
@@ -115,15 +166,20 @@ func routeSegmentKind(seg string, last bool) int {
 			return routeNone
 		}
 		return routeParam
-	case hasWildcard(seg):
-		return routeNone
 	}
-	return routeLiteral
+	return routeLiteral // or a wildcard inside it: appendRouteLiteral tells
 }
 
 // hasWildcard reports whether s has a byte that starts or escapes a
 // wildcard in some framework's routes: ':', '*', '{', '}' or '\'.
-func hasWildcard(s string) bool { return strings.ContainsAny(s, `:*{}\`) }
+func hasWildcard(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if routeBytes[s[i]] == routeByteWildcard {
+			return true
+		}
+	}
+	return false
+}
 
 // lowerInPlace puts the ASCII letters of b in lower case.
 func lowerInPlace(b []byte) {

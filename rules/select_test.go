@@ -47,6 +47,15 @@ type escapedView struct {
 
 func (v escapedView) EscapedPath() string { return v.escaped }
 
+// routedView is a view with MatchedRoute (keyfuncs.MatchedRouteRequest), as
+// Echo's and Gin's have: the route the framework's router matched.
+type routedView struct {
+	*view
+	route string
+}
+
+func (v routedView) MatchedRoute() string { return v.route }
+
 // peekView is a view with PeekHeader (httplimit.HeaderPeeker), as Fiber's.
 type peekView struct{ *view }
 
