@@ -14,7 +14,7 @@ import (
 
 	"github.com/ratewarden/ratewarden/grpcmw"
 	"github.com/ratewarden/ratewarden/keyfuncs"
-	"github.com/ratewarden/ratewarden/keyfuncs/jwt"
+	"github.com/ratewarden/ratewarden/keyfuncs/jwtkey"
 	"github.com/ratewarden/ratewarden/rules"
 	"github.com/ratewarden/ratewarden/store/memory"
 )
@@ -47,7 +47,7 @@ policies:
 	require.NoError(f, err)
 	set, err := rules.New(st, doc, rules.WithIPKey(ip), rules.WithLogger(discard),
 		rules.WithClaimKey(func(claim string) (keyfuncs.Func, error) {
-			return jwt.Subject(jwt.WithHMACSecret(jwtSecret), jwt.WithClaim(claim))
+			return jwtkey.Subject(jwtkey.WithHMACSecret(jwtSecret), jwtkey.WithClaim(claim))
 		}))
 	require.NoError(f, err)
 	ic, err := grpcmw.Middleware(set)

@@ -15,7 +15,7 @@ import (
 	"github.com/ratewarden/ratewarden/grpcmw"
 	"github.com/ratewarden/ratewarden/httplimit"
 	"github.com/ratewarden/ratewarden/keyfuncs"
-	"github.com/ratewarden/ratewarden/keyfuncs/jwt"
+	"github.com/ratewarden/ratewarden/keyfuncs/jwtkey"
 	"github.com/ratewarden/ratewarden/rules"
 	"github.com/ratewarden/ratewarden/stdhttp"
 	"github.com/ratewarden/ratewarden/store/memory"
@@ -71,7 +71,7 @@ policies:
 // of a verified bearer token in "authorization", an API-key entry, any entry.
 func ExampleNew_keys() {
 	secret := []byte("a secret of at least 32 bytes!!!")
-	bearer, _ := jwt.Subject(jwt.WithHMACSecret(secret))
+	bearer, _ := jwtkey.Subject(jwtkey.WithHMACSecret(secret))
 	apiKey, _ := keyfuncs.Header("x-api-key")
 	tenant, _ := keyfuncs.Header("x-tenant")
 

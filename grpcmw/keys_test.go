@@ -24,7 +24,7 @@ import (
 	"github.com/ratewarden/ratewarden/grpcmw"
 	"github.com/ratewarden/ratewarden/httplimit"
 	"github.com/ratewarden/ratewarden/keyfuncs"
-	"github.com/ratewarden/ratewarden/keyfuncs/jwt"
+	"github.com/ratewarden/ratewarden/keyfuncs/jwtkey"
 )
 
 var jwtSecret = []byte("0123456789abcdef0123456789abcdef")
@@ -40,7 +40,7 @@ func hs256(claims string) string {
 
 func TestKeyBearerJWT(t *testing.T) {
 	clk := core.NewManualClock(t0)
-	key, err := jwt.Subject(jwt.WithHMACSecret(jwtSecret), jwt.WithClock(clk))
+	key, err := jwtkey.Subject(jwtkey.WithHMACSecret(jwtSecret), jwtkey.WithClock(clk))
 	require.NoError(t, err)
 	ic, err := grpcmw.New(newLimiter(t, clk, core.FixedWindow, core.PerMinute(1)), httplimit.WithKey(key))
 	require.NoError(t, err)

@@ -12,7 +12,7 @@
 //   - ContextValue: the user or tenant that authentication middleware
 //     stored in the request's context (Gin's and Echo's c.Set and Fiber's
 //     c.Locals included).
-//   - the verified subject of a bearer JSON Web Token: package keyfuncs/jwt,
+//   - the verified subject of a bearer JSON Web Token: package keyfuncs/jwtkey,
 //     apart so that only apps that key by JWT link golang-jwt.
 //   - Compose, Route, Method, Static: keys per user and route, per method, or
 //     one global key.

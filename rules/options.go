@@ -54,8 +54,8 @@ func WithIPKey(f keyfuncs.Func) Option {
 }
 
 // WithClaimKey sets how a "jwt_claim" key or tier is read: f returns the key
-// function of the claim it is given, verifying the token (keyfuncs/jwt's
-// Subject with jwt.WithClaim(claim) and the application's keys). A document
+// function of the claim it is given, verifying the token (keyfuncs/jwtkey's
+// Subject with jwtkey.WithClaim(claim) and the application's keys). A document
 // that names a JWT claim is refused without it: the rules package never
 // reads an unverified token on its own.
 func WithClaimKey(f func(claim string) (keyfuncs.Func, error)) Option {

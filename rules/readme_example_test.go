@@ -8,7 +8,7 @@ import (
 	"os"
 
 	"github.com/ratewarden/ratewarden/keyfuncs"
-	"github.com/ratewarden/ratewarden/keyfuncs/jwt"
+	"github.com/ratewarden/ratewarden/keyfuncs/jwtkey"
 	"github.com/ratewarden/ratewarden/rules"
 	"github.com/ratewarden/ratewarden/stdhttp"
 	"github.com/ratewarden/ratewarden/store/memory"
@@ -75,7 +75,7 @@ policies:
 	secret := []byte("a secret of at least thirty-two bytes!")
 
 	set, err := rules.New(store, doc, rules.WithClaimKey(func(claim string) (keyfuncs.Func, error) {
-		return jwt.Subject(jwt.WithHMACSecret(secret), jwt.WithClaim(claim)) // verified: signature, algorithm, expiry
+		return jwtkey.Subject(jwtkey.WithHMACSecret(secret), jwtkey.WithClaim(claim)) // verified: signature, algorithm, expiry
 	}))
 	fmt.Println(set != nil, err)
 	// Output: true <nil>

@@ -17,7 +17,7 @@ import (
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
 	"github.com/ratewarden/ratewarden/keyfuncs"
-	"github.com/ratewarden/ratewarden/keyfuncs/jwt"
+	"github.com/ratewarden/ratewarden/keyfuncs/jwtkey"
 	"github.com/ratewarden/ratewarden/stdhttp"
 	"github.com/ratewarden/ratewarden/store/memory"
 )
@@ -115,7 +115,7 @@ func ExampleNew_tiers() {
 		log.Fatal(err)
 	}
 	secret := []byte("an HMAC secret of at least 32 bytes!")
-	user, err := jwt.Subject(jwt.WithHMACSecret(secret))
+	user, err := jwtkey.Subject(jwtkey.WithHMACSecret(secret))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func ExampleNew_tiers() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	plan, err := jwt.Subject(jwt.WithHMACSecret(secret), jwt.WithClaim("plan")) // or keyfuncs.Header("X-Plan"), keyfuncs.ContextValue("plan")
+	plan, err := jwtkey.Subject(jwtkey.WithHMACSecret(secret), jwtkey.WithClaim("plan")) // or keyfuncs.Header("X-Plan"), keyfuncs.ContextValue("plan")
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,11 +1,11 @@
-package jwt_test
+package jwtkey_test
 
 import (
 	"testing"
 
 	gojwt "github.com/golang-jwt/jwt/v5"
 
-	"github.com/ratewarden/ratewarden/keyfuncs/jwt"
+	"github.com/ratewarden/ratewarden/keyfuncs/jwtkey"
 )
 
 func BenchmarkSubjectHS256(b *testing.B) {
@@ -14,7 +14,7 @@ func BenchmarkSubjectHS256(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	kf, err := jwt.Subject(jwt.WithHMACSecret(secret))
+	kf, err := jwtkey.Subject(jwtkey.WithHMACSecret(secret))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-// Package jwt keys requests by a claim of the JSON Web Token they carry in
+// Package jwtkey keys requests by a claim of the JSON Web Token they carry in
 // "Authorization: Bearer <token>": [Subject] verifies the token (signature,
 // algorithm, exp, nbf, and iss and aud when asked) through
 // github.com/golang-jwt/jwt/v5 and keys by its "sub" claim or another;
@@ -11,4 +11,4 @@
 // A missing, malformed, unverifiable or expired token is a key error wrapping
 // keyfuncs.ErrKey: the HTTP policy answers it with its key-error response
 // (401 by default) and never lets the request through unlimited.
-package jwt
+package jwtkey

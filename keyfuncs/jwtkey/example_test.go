@@ -1,4 +1,4 @@
-package jwt_test
+package jwtkey_test
 
 import (
 	"fmt"
@@ -9,17 +9,17 @@ import (
 	gojwt "github.com/golang-jwt/jwt/v5"
 
 	"github.com/ratewarden/ratewarden/core"
-	"github.com/ratewarden/ratewarden/keyfuncs/jwt"
+	"github.com/ratewarden/ratewarden/keyfuncs/jwtkey"
 	"github.com/ratewarden/ratewarden/stdhttp"
 )
 
 func ExampleSubject() {
 	secret := []byte("an-hmac-secret-of-32-bytes-or-more")
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	key, err := jwt.Subject(
-		jwt.WithHMACSecret(secret),
-		jwt.WithIssuer("https://idp.example"),
-		jwt.WithClock(core.NewManualClock(now)),
+	key, err := jwtkey.Subject(
+		jwtkey.WithHMACSecret(secret),
+		jwtkey.WithIssuer("https://idp.example"),
+		jwtkey.WithClock(core.NewManualClock(now)),
 	)
 	if err != nil {
 		panic(err)

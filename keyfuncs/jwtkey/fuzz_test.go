@@ -1,4 +1,4 @@
-package jwt_test
+package jwtkey_test
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/ratewarden/ratewarden/internal/fakereq"
 	"github.com/ratewarden/ratewarden/keyfuncs"
-	"github.com/ratewarden/ratewarden/keyfuncs/jwt"
+	"github.com/ratewarden/ratewarden/keyfuncs/jwtkey"
 )
 
 func FuzzSubject(f *testing.F) {
@@ -20,11 +20,11 @@ func FuzzSubject(f *testing.F) {
 	for _, s := range []string{"Bearer " + valid, "bearer " + valid + "x", "Bearer a.b.c", "Bearer ...", "Basic x", "Bearer eyJhbGciOiJub25lIn0.e30.", ""} {
 		f.Add(s)
 	}
-	verified, err := jwt.Subject(jwt.WithHMACSecret(secret))
+	verified, err := jwtkey.Subject(jwtkey.WithHMACSecret(secret))
 	if err != nil {
 		f.Fatal(err)
 	}
-	unverified, err := jwt.SubjectUnverified()
+	unverified, err := jwtkey.SubjectUnverified()
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package jwt
+package jwtkey
 
 import (
 	"crypto/ecdsa"
@@ -66,9 +66,9 @@ func newConfig(opts []Option) (*config, error) {
 func (c *config) validate() error {
 	switch {
 	case c.nKeys == 0:
-		return fmt.Errorf("%w: jwt.Subject: no key (WithHMACSecret, WithRSAPublicKey, WithECDSAPublicKey, WithEd25519PublicKey or WithKeyLookup)", core.ErrInvalidOption)
+		return fmt.Errorf("%w: jwtkey.Subject: no key (WithHMACSecret, WithRSAPublicKey, WithECDSAPublicKey, WithEd25519PublicKey or WithKeyLookup)", core.ErrInvalidOption)
 	case c.nKeys > 1:
-		return fmt.Errorf("%w: jwt.Subject: more than one key (use WithKeyLookup to choose among keys)", core.ErrInvalidOption)
+		return fmt.Errorf("%w: jwtkey.Subject: more than one key (use WithKeyLookup to choose among keys)", core.ErrInvalidOption)
 	}
 	if c.algs == nil {
 		switch c.kind {
@@ -81,7 +81,7 @@ func (c *config) validate() error {
 		case keyEd25519:
 			c.algs = []string{"EdDSA"}
 		default:
-			return fmt.Errorf("%w: jwt.Subject: WithKeyLookup needs WithAlgorithms", core.ErrInvalidOption)
+			return fmt.Errorf("%w: jwtkey.Subject: WithKeyLookup needs WithAlgorithms", core.ErrInvalidOption)
 		}
 	}
 	for _, a := range c.algs {
@@ -89,10 +89,10 @@ func (c *config) validate() error {
 			continue
 		}
 		if algKind(a) != c.kind || (c.kind == keyECDSA && a != ecdsaAlg(c.ecdsa)) {
-			return fmt.Errorf("%w: jwt.Subject: algorithm %s does not suit the key", core.ErrInvalidOption, a)
+			return fmt.Errorf("%w: jwtkey.Subject: algorithm %s does not suit the key", core.ErrInvalidOption, a)
 		}
 		if c.kind == keyHMAC && len(c.hmac) < hmacMinLen(a) {
-			return fmt.Errorf("%w: jwt.Subject: %s needs a secret of at least %d bytes, got %d", core.ErrInvalidOption, a, hmacMinLen(a), len(c.hmac))
+			return fmt.Errorf("%w: jwtkey.Subject: %s needs a secret of at least %d bytes, got %d", core.ErrInvalidOption, a, hmacMinLen(a), len(c.hmac))
 		}
 	}
 	return nil
@@ -242,7 +242,7 @@ func SubjectUnverified(opts ...Option) (keyfuncs.Func, error) {
 		return nil, err
 	}
 	if c.nKeys > 0 || c.algs != nil {
-		return nil, fmt.Errorf("%w: jwt.SubjectUnverified: keys and algorithms are not used (use Subject to verify tokens)", core.ErrInvalidOption)
+		return nil, fmt.Errorf("%w: jwtkey.SubjectUnverified: keys and algorithms are not used (use Subject to verify tokens)", core.ErrInvalidOption)
 	}
 	popts := c.parserOptions()
 	parser := gojwt.NewParser(popts...)

@@ -1,4 +1,4 @@
-package jwt_test
+package jwtkey_test
 
 import (
 	"crypto/ecdsa"
@@ -18,7 +18,7 @@ import (
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/internal/fakereq"
 	"github.com/ratewarden/ratewarden/keyfuncs"
-	"github.com/ratewarden/ratewarden/keyfuncs/jwt"
+	"github.com/ratewarden/ratewarden/keyfuncs/jwtkey"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -86,26 +86,26 @@ func bearer(tok string) *fakereq.Request {
 
 func TestSubjectAccepts(t *testing.T) {
 	keys(t)
-	clock := jwt.WithClock(core.NewManualClock(testNow))
+	clock := jwtkey.WithClock(core.NewManualClock(testNow))
 	tests := []struct {
 		name string
-		opts []jwt.Option
+		opts []jwtkey.Option
 		tok  string
 	}{
-		{"HS256", []jwt.Option{jwt.WithHMACSecret(hmacSecret)}, sign(t, gojwt.SigningMethodHS256, hmacSecret, claims())},
-		{"RS256", []jwt.Option{jwt.WithRSAPublicKey(&rsaKey.PublicKey)}, sign(t, gojwt.SigningMethodRS256, rsaKey, claims())},
-		{"PS384 listed", []jwt.Option{jwt.WithRSAPublicKey(&rsaKey.PublicKey), jwt.WithAlgorithms("RS256", "PS384")}, sign(t, gojwt.SigningMethodPS384, rsaKey, claims())},
-		{"ES256", []jwt.Option{jwt.WithECDSAPublicKey(&ecKey.PublicKey)}, sign(t, gojwt.SigningMethodES256, ecKey, claims())},
-		{"ES384 from the curve", []jwt.Option{jwt.WithECDSAPublicKey(&ec384Key.PublicKey)}, sign(t, gojwt.SigningMethodES384, ec384Key, claims())},
-		{"EdDSA", []jwt.Option{jwt.WithEd25519PublicKey(edPub)}, sign(t, gojwt.SigningMethodEdDSA, edKey, claims())},
-		{"key func", []jwt.Option{jwt.WithKeyLookup(func(*gojwt.Token) (any, error) { return edPub, nil }), jwt.WithAlgorithms("EdDSA")}, sign(t, gojwt.SigningMethodEdDSA, edKey, claims())},
-		{"no exp by default", []jwt.Option{jwt.WithHMACSecret(hmacSecret)}, sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("exp", nil))},
-		{"issuer and audience", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithIssuer("idp"), jwt.WithAudience("api", "web")}, sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("iss", "idp", "aud", []string{"web"}))},
-		{"expired within leeway", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithLeeway(time.Minute)}, sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("exp", testNow.Add(-30*time.Second).Unix()))},
+		{"HS256", []jwtkey.Option{jwtkey.WithHMACSecret(hmacSecret)}, sign(t, gojwt.SigningMethodHS256, hmacSecret, claims())},
+		{"RS256", []jwtkey.Option{jwtkey.WithRSAPublicKey(&rsaKey.PublicKey)}, sign(t, gojwt.SigningMethodRS256, rsaKey, claims())},
+		{"PS384 listed", []jwtkey.Option{jwtkey.WithRSAPublicKey(&rsaKey.PublicKey), jwtkey.WithAlgorithms("RS256", "PS384")}, sign(t, gojwt.SigningMethodPS384, rsaKey, claims())},
+		{"ES256", []jwtkey.Option{jwtkey.WithECDSAPublicKey(&ecKey.PublicKey)}, sign(t, gojwt.SigningMethodES256, ecKey, claims())},
+		{"ES384 from the curve", []jwtkey.Option{jwtkey.WithECDSAPublicKey(&ec384Key.PublicKey)}, sign(t, gojwt.SigningMethodES384, ec384Key, claims())},
+		{"EdDSA", []jwtkey.Option{jwtkey.WithEd25519PublicKey(edPub)}, sign(t, gojwt.SigningMethodEdDSA, edKey, claims())},
+		{"key func", []jwtkey.Option{jwtkey.WithKeyLookup(func(*gojwt.Token) (any, error) { return edPub, nil }), jwtkey.WithAlgorithms("EdDSA")}, sign(t, gojwt.SigningMethodEdDSA, edKey, claims())},
+		{"no exp by default", []jwtkey.Option{jwtkey.WithHMACSecret(hmacSecret)}, sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("exp", nil))},
+		{"issuer and audience", []jwtkey.Option{jwtkey.WithHMACSecret(hmacSecret), jwtkey.WithIssuer("idp"), jwtkey.WithAudience("api", "web")}, sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("iss", "idp", "aud", []string{"web"}))},
+		{"expired within leeway", []jwtkey.Option{jwtkey.WithHMACSecret(hmacSecret), jwtkey.WithLeeway(time.Minute)}, sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("exp", testNow.Add(-30*time.Second).Unix()))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			kf, err := jwt.Subject(append(tt.opts, clock)...)
+			kf, err := jwtkey.Subject(append(tt.opts, clock)...)
 			require.NoError(t, err)
 			got, err := kf(bearer(tt.tok))
 			require.NoError(t, err)
@@ -124,46 +124,46 @@ func TestSubjectRejects(t *testing.T) {
 	parts := strings.Split(hs, ".")
 	tamperedClaims := base64.RawURLEncoding.EncodeToString([]byte(`{"sub":"admin"}`))
 
-	hmacOpt := jwt.WithHMACSecret(hmacSecret)
-	rsaOpt := jwt.WithRSAPublicKey(&rsaKey.PublicKey)
+	hmacOpt := jwtkey.WithHMACSecret(hmacSecret)
+	rsaOpt := jwtkey.WithRSAPublicKey(&rsaKey.PublicKey)
 	tests := []struct {
 		name   string
-		opts   []jwt.Option
+		opts   []jwtkey.Option
 		header []string
 	}{
-		{"no header", []jwt.Option{hmacOpt}, nil},
-		{"basic scheme", []jwt.Option{hmacOpt}, []string{"Authorization", "Basic " + hs}},
-		{"scheme glued", []jwt.Option{hmacOpt}, []string{"Authorization", "Bearer" + hs}},
-		{"scheme only", []jwt.Option{hmacOpt}, []string{"Authorization", "Bearer   "}},
-		{"two tokens", []jwt.Option{hmacOpt}, []string{"Authorization", "Bearer " + hs + " " + hs}},
-		{"wrong hmac secret", []jwt.Option{jwt.WithHMACSecret(otherHMAC)}, []string{"Authorization", "Bearer " + hs}},
-		{"wrong rsa key", []jwt.Option{jwt.WithRSAPublicKey(&otherRSA.PublicKey)}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodRS256, rsaKey, claims())}},
-		{"wrong ecdsa key", []jwt.Option{jwt.WithECDSAPublicKey(&otherEC.PublicKey)}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodES256, ecKey, claims())}},
-		{"wrong ed25519 key", []jwt.Option{jwt.WithEd25519PublicKey(otherEdPub)}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodEdDSA, edKey, claims())}},
-		{"expired", []jwt.Option{hmacOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("exp", testNow.Add(-time.Second).Unix()))}},
-		{"expired beyond leeway", []jwt.Option{hmacOpt, jwt.WithLeeway(time.Minute)}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("exp", testNow.Add(-2*time.Minute).Unix()))}},
-		{"not yet valid", []jwt.Option{hmacOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("nbf", testNow.Add(time.Minute).Unix()))}},
-		{"exp required", []jwt.Option{hmacOpt, jwt.WithExpirationRequired()}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("exp", nil))}},
-		{"alg none", []jwt.Option{hmacOpt}, []string{"Authorization", "Bearer " + none}},
-		{"alg confusion: HS256 signed with the RSA public key", []jwt.Option{rsaOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, pubPEM, claims())}},
-		{"alg confusion with HS256 listed for a key func", []jwt.Option{jwt.WithKeyLookup(func(*gojwt.Token) (any, error) { return &rsaKey.PublicKey, nil }), jwt.WithAlgorithms("RS256", "HS256")}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, pubPEM, claims())}},
-		{"unlisted algorithm", []jwt.Option{rsaOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodRS512, rsaKey, claims())}},
-		{"tampered claims", []jwt.Option{hmacOpt}, []string{"Authorization", "Bearer " + parts[0] + "." + tamperedClaims + "." + parts[2]}},
-		{"malformed", []jwt.Option{hmacOpt}, []string{"Authorization", "Bearer not.a.jwt"}},
-		{"two segments", []jwt.Option{hmacOpt}, []string{"Authorization", "Bearer " + parts[0] + "." + parts[1]}},
-		{"padded segment", []jwt.Option{hmacOpt}, []string{"Authorization", "Bearer " + parts[0] + "=." + parts[1] + "." + parts[2]}},
-		{"huge", []jwt.Option{hmacOpt}, []string{"Authorization", "Bearer " + strings.Repeat("a", 1<<20)}},
-		{"just over the bound", []jwt.Option{hmacOpt, jwt.WithMaxTokenLength(len(hs) - 1)}, []string{"Authorization", "Bearer " + hs}},
-		{"wrong issuer", []jwt.Option{hmacOpt, jwt.WithIssuer("idp")}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("iss", "evil"))}},
-		{"wrong audience", []jwt.Option{hmacOpt, jwt.WithAudience("api")}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("aud", "other"))}},
-		{"no sub", []jwt.Option{hmacOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("sub", nil))}},
-		{"empty sub", []jwt.Option{hmacOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("sub", ""))}},
-		{"object sub", []jwt.Option{hmacOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("sub", map[string]any{"a": 1}))}},
-		{"key func error", []jwt.Option{jwt.WithKeyLookup(func(*gojwt.Token) (any, error) { return nil, assert.AnError }), jwt.WithAlgorithms("HS256")}, []string{"Authorization", "Bearer " + hs}},
+		{"no header", []jwtkey.Option{hmacOpt}, nil},
+		{"basic scheme", []jwtkey.Option{hmacOpt}, []string{"Authorization", "Basic " + hs}},
+		{"scheme glued", []jwtkey.Option{hmacOpt}, []string{"Authorization", "Bearer" + hs}},
+		{"scheme only", []jwtkey.Option{hmacOpt}, []string{"Authorization", "Bearer   "}},
+		{"two tokens", []jwtkey.Option{hmacOpt}, []string{"Authorization", "Bearer " + hs + " " + hs}},
+		{"wrong hmac secret", []jwtkey.Option{jwtkey.WithHMACSecret(otherHMAC)}, []string{"Authorization", "Bearer " + hs}},
+		{"wrong rsa key", []jwtkey.Option{jwtkey.WithRSAPublicKey(&otherRSA.PublicKey)}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodRS256, rsaKey, claims())}},
+		{"wrong ecdsa key", []jwtkey.Option{jwtkey.WithECDSAPublicKey(&otherEC.PublicKey)}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodES256, ecKey, claims())}},
+		{"wrong ed25519 key", []jwtkey.Option{jwtkey.WithEd25519PublicKey(otherEdPub)}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodEdDSA, edKey, claims())}},
+		{"expired", []jwtkey.Option{hmacOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("exp", testNow.Add(-time.Second).Unix()))}},
+		{"expired beyond leeway", []jwtkey.Option{hmacOpt, jwtkey.WithLeeway(time.Minute)}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("exp", testNow.Add(-2*time.Minute).Unix()))}},
+		{"not yet valid", []jwtkey.Option{hmacOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("nbf", testNow.Add(time.Minute).Unix()))}},
+		{"exp required", []jwtkey.Option{hmacOpt, jwtkey.WithExpirationRequired()}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("exp", nil))}},
+		{"alg none", []jwtkey.Option{hmacOpt}, []string{"Authorization", "Bearer " + none}},
+		{"alg confusion: HS256 signed with the RSA public key", []jwtkey.Option{rsaOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, pubPEM, claims())}},
+		{"alg confusion with HS256 listed for a key func", []jwtkey.Option{jwtkey.WithKeyLookup(func(*gojwt.Token) (any, error) { return &rsaKey.PublicKey, nil }), jwtkey.WithAlgorithms("RS256", "HS256")}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, pubPEM, claims())}},
+		{"unlisted algorithm", []jwtkey.Option{rsaOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodRS512, rsaKey, claims())}},
+		{"tampered claims", []jwtkey.Option{hmacOpt}, []string{"Authorization", "Bearer " + parts[0] + "." + tamperedClaims + "." + parts[2]}},
+		{"malformed", []jwtkey.Option{hmacOpt}, []string{"Authorization", "Bearer not.a.jwt"}},
+		{"two segments", []jwtkey.Option{hmacOpt}, []string{"Authorization", "Bearer " + parts[0] + "." + parts[1]}},
+		{"padded segment", []jwtkey.Option{hmacOpt}, []string{"Authorization", "Bearer " + parts[0] + "=." + parts[1] + "." + parts[2]}},
+		{"huge", []jwtkey.Option{hmacOpt}, []string{"Authorization", "Bearer " + strings.Repeat("a", 1<<20)}},
+		{"just over the bound", []jwtkey.Option{hmacOpt, jwtkey.WithMaxTokenLength(len(hs) - 1)}, []string{"Authorization", "Bearer " + hs}},
+		{"wrong issuer", []jwtkey.Option{hmacOpt, jwtkey.WithIssuer("idp")}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("iss", "evil"))}},
+		{"wrong audience", []jwtkey.Option{hmacOpt, jwtkey.WithAudience("api")}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("aud", "other"))}},
+		{"no sub", []jwtkey.Option{hmacOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("sub", nil))}},
+		{"empty sub", []jwtkey.Option{hmacOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("sub", ""))}},
+		{"object sub", []jwtkey.Option{hmacOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("sub", map[string]any{"a": 1}))}},
+		{"key func error", []jwtkey.Option{jwtkey.WithKeyLookup(func(*gojwt.Token) (any, error) { return nil, assert.AnError }), jwtkey.WithAlgorithms("HS256")}, []string{"Authorization", "Bearer " + hs}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			kf, err := jwt.Subject(append(tt.opts, jwt.WithClock(core.NewManualClock(testNow)))...)
+			kf, err := jwtkey.Subject(append(tt.opts, jwtkey.WithClock(core.NewManualClock(testNow)))...)
 			require.NoError(t, err)
 			got, err := kf(fakereq.New("192.0.2.1:1", tt.header...))
 			require.ErrorIs(t, err, keyfuncs.ErrKey)
@@ -173,7 +173,7 @@ func TestSubjectRejects(t *testing.T) {
 }
 
 func TestSubjectClaimAndScheme(t *testing.T) {
-	kf, err := jwt.Subject(jwt.WithHMACSecret(hmacSecret), jwt.WithClaim("tenant"), jwt.WithClock(core.NewManualClock(testNow)))
+	kf, err := jwtkey.Subject(jwtkey.WithHMACSecret(hmacSecret), jwtkey.WithClaim("tenant"), jwtkey.WithClock(core.NewManualClock(testNow)))
 	require.NoError(t, err)
 	tests := []struct {
 		name, header, want string
@@ -198,7 +198,7 @@ func TestSubjectClaimAndScheme(t *testing.T) {
 
 func TestSubjectClockMoves(t *testing.T) {
 	clock := core.NewManualClock(testNow)
-	kf, err := jwt.Subject(jwt.WithHMACSecret(hmacSecret), jwt.WithClock(clock))
+	kf, err := jwtkey.Subject(jwtkey.WithHMACSecret(hmacSecret), jwtkey.WithClock(clock))
 	require.NoError(t, err)
 	r := bearer(sign(t, gojwt.SigningMethodHS256, hmacSecret, claims()))
 	_, err = kf(r)
@@ -217,40 +217,40 @@ func TestSubjectInvalidConfig(t *testing.T) {
 	require.NoError(t, err)
 	tests := []struct {
 		name string
-		opts []jwt.Option
+		opts []jwtkey.Option
 		msg  string
 	}{
 		{"no key", nil, "no key"},
-		{"two keys", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithEd25519PublicKey(edPub)}, "more than one key"},
-		{"empty secret", []jwt.Option{jwt.WithHMACSecret(nil)}, "empty secret"},
-		{"short secret", []jwt.Option{jwt.WithHMACSecret([]byte("short"))}, "at least 32 bytes"},
-		{"secret too short for HS512", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithAlgorithms("HS512")}, "at least 64 bytes"},
-		{"nil rsa", []jwt.Option{jwt.WithRSAPublicKey(nil)}, "nil key"},
-		{"small rsa", []jwt.Option{jwt.WithRSAPublicKey(&small.PublicKey)}, "at least 2048"},
-		{"nil ecdsa", []jwt.Option{jwt.WithECDSAPublicKey(nil)}, "nil key"},
-		{"P-224", []jwt.Option{jwt.WithECDSAPublicKey(&p224.PublicKey)}, "not P-256"},
-		{"short ed25519", []jwt.Option{jwt.WithEd25519PublicKey(edPub[:10])}, "not 32"},
-		{"nil key func", []jwt.Option{jwt.WithKeyLookup(nil)}, "nil function"},
-		{"key func without algorithms", []jwt.Option{jwt.WithKeyLookup(func(*gojwt.Token) (any, error) { return nil, nil })}, "needs WithAlgorithms"},
-		{"alg none", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithAlgorithms("none")}, "never accepted"},
-		{"alg NONE", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithAlgorithms("NONE")}, "never accepted"},
-		{"unknown alg", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithAlgorithms("HS1")}, "unknown algorithm"},
-		{"no algorithms", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithAlgorithms()}, "no algorithm"},
-		{"HS256 with an RSA key", []jwt.Option{jwt.WithRSAPublicKey(&rsaKey.PublicKey), jwt.WithAlgorithms("RS256", "HS256")}, "does not suit"},
-		{"ES384 with a P-256 key", []jwt.Option{jwt.WithECDSAPublicKey(&ecKey.PublicKey), jwt.WithAlgorithms("ES384")}, "does not suit"},
-		{"RS256 with an Ed25519 key", []jwt.Option{jwt.WithEd25519PublicKey(edPub), jwt.WithAlgorithms("RS256")}, "does not suit"},
-		{"empty issuer", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithIssuer("")}, "empty issuer"},
-		{"empty audience", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithAudience("")}, "empty one"},
-		{"negative leeway", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithLeeway(-time.Second)}, "outside 0..5m"},
-		{"huge leeway", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithLeeway(time.Hour)}, "outside 0..5m"},
-		{"nil clock", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithClock(nil)}, "nil clock"},
-		{"empty claim", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithClaim("")}, "empty claim"},
-		{"tiny max length", []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithMaxTokenLength(10)}, "outside 64"},
-		{"nil option", []jwt.Option{nil}, "jwt: nil option"},
+		{"two keys", []jwtkey.Option{jwtkey.WithHMACSecret(hmacSecret), jwtkey.WithEd25519PublicKey(edPub)}, "more than one key"},
+		{"empty secret", []jwtkey.Option{jwtkey.WithHMACSecret(nil)}, "empty secret"},
+		{"short secret", []jwtkey.Option{jwtkey.WithHMACSecret([]byte("short"))}, "at least 32 bytes"},
+		{"secret too short for HS512", []jwtkey.Option{jwtkey.WithHMACSecret(hmacSecret), jwtkey.WithAlgorithms("HS512")}, "at least 64 bytes"},
+		{"nil rsa", []jwtkey.Option{jwtkey.WithRSAPublicKey(nil)}, "nil key"},
+		{"small rsa", []jwtkey.Option{jwtkey.WithRSAPublicKey(&small.PublicKey)}, "at least 2048"},
+		{"nil ecdsa", []jwtkey.Option{jwtkey.WithECDSAPublicKey(nil)}, "nil key"},
+		{"P-224", []jwtkey.Option{jwtkey.WithECDSAPublicKey(&p224.PublicKey)}, "not P-256"},
+		{"short ed25519", []jwtkey.Option{jwtkey.WithEd25519PublicKey(edPub[:10])}, "not 32"},
+		{"nil key func", []jwtkey.Option{jwtkey.WithKeyLookup(nil)}, "nil function"},
+		{"key func without algorithms", []jwtkey.Option{jwtkey.WithKeyLookup(func(*gojwt.Token) (any, error) { return nil, nil })}, "needs WithAlgorithms"},
+		{"alg none", []jwtkey.Option{jwtkey.WithHMACSecret(hmacSecret), jwtkey.WithAlgorithms("none")}, "never accepted"},
+		{"alg NONE", []jwtkey.Option{jwtkey.WithHMACSecret(hmacSecret), jwtkey.WithAlgorithms("NONE")}, "never accepted"},
+		{"unknown alg", []jwtkey.Option{jwtkey.WithHMACSecret(hmacSecret), jwtkey.WithAlgorithms("HS1")}, "unknown algorithm"},
+		{"no algorithms", []jwtkey.Option{jwtkey.WithHMACSecret(hmacSecret), jwtkey.WithAlgorithms()}, "no algorithm"},
+		{"HS256 with an RSA key", []jwtkey.Option{jwtkey.WithRSAPublicKey(&rsaKey.PublicKey), jwtkey.WithAlgorithms("RS256", "HS256")}, "does not suit"},
+		{"ES384 with a P-256 key", []jwtkey.Option{jwtkey.WithECDSAPublicKey(&ecKey.PublicKey), jwtkey.WithAlgorithms("ES384")}, "does not suit"},
+		{"RS256 with an Ed25519 key", []jwtkey.Option{jwtkey.WithEd25519PublicKey(edPub), jwtkey.WithAlgorithms("RS256")}, "does not suit"},
+		{"empty issuer", []jwtkey.Option{jwtkey.WithHMACSecret(hmacSecret), jwtkey.WithIssuer("")}, "empty issuer"},
+		{"empty audience", []jwtkey.Option{jwtkey.WithHMACSecret(hmacSecret), jwtkey.WithAudience("")}, "empty one"},
+		{"negative leeway", []jwtkey.Option{jwtkey.WithHMACSecret(hmacSecret), jwtkey.WithLeeway(-time.Second)}, "outside 0..5m"},
+		{"huge leeway", []jwtkey.Option{jwtkey.WithHMACSecret(hmacSecret), jwtkey.WithLeeway(time.Hour)}, "outside 0..5m"},
+		{"nil clock", []jwtkey.Option{jwtkey.WithHMACSecret(hmacSecret), jwtkey.WithClock(nil)}, "nil clock"},
+		{"empty claim", []jwtkey.Option{jwtkey.WithHMACSecret(hmacSecret), jwtkey.WithClaim("")}, "empty claim"},
+		{"tiny max length", []jwtkey.Option{jwtkey.WithHMACSecret(hmacSecret), jwtkey.WithMaxTokenLength(10)}, "outside 64"},
+		{"nil option", []jwtkey.Option{nil}, "jwt: nil option"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			kf, err := jwt.Subject(tt.opts...)
+			kf, err := jwtkey.Subject(tt.opts...)
 			require.ErrorIs(t, err, core.ErrInvalidOption)
 			assert.Contains(t, err.Error(), tt.msg)
 			assert.Nil(t, kf)
@@ -260,7 +260,7 @@ func TestSubjectInvalidConfig(t *testing.T) {
 
 func TestSubjectUnverified(t *testing.T) {
 	keys(t)
-	kf, err := jwt.SubjectUnverified(jwt.WithClock(core.NewManualClock(testNow)))
+	kf, err := jwtkey.SubjectUnverified(jwtkey.WithClock(core.NewManualClock(testNow)))
 	require.NoError(t, err)
 	valid := sign(t, gojwt.SigningMethodHS256, otherHMAC, claims())
 	parts := strings.Split(valid, ".")
@@ -290,8 +290,8 @@ func TestSubjectUnverified(t *testing.T) {
 		})
 	}
 
-	for _, opt := range []jwt.Option{jwt.WithHMACSecret(hmacSecret), jwt.WithAlgorithms("HS256"), nil} {
-		kf, err := jwt.SubjectUnverified(opt)
+	for _, opt := range []jwtkey.Option{jwtkey.WithHMACSecret(hmacSecret), jwtkey.WithAlgorithms("HS256"), nil} {
+		kf, err := jwtkey.SubjectUnverified(opt)
 		require.ErrorIs(t, err, core.ErrInvalidOption)
 		assert.Nil(t, kf)
 	}

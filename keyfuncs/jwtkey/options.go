@@ -1,4 +1,4 @@
-package jwt
+package jwtkey
 
 import (
 	"crypto/ecdsa"
@@ -61,7 +61,7 @@ func (c *config) setKey(k keyKind) {
 func WithHMACSecret(secret []byte) Option {
 	return func(c *config) error {
 		if len(secret) == 0 {
-			return fmt.Errorf("%w: jwt.WithHMACSecret: empty secret", core.ErrInvalidOption)
+			return fmt.Errorf("%w: jwtkey.WithHMACSecret: empty secret", core.ErrInvalidOption)
 		}
 		c.hmac = slices.Clone(secret)
 		c.setKey(keyHMAC)
@@ -74,10 +74,10 @@ func WithHMACSecret(secret []byte) Option {
 func WithRSAPublicKey(key *rsa.PublicKey) Option {
 	return func(c *config) error {
 		if key == nil || key.N == nil {
-			return fmt.Errorf("%w: jwt.WithRSAPublicKey: nil key", core.ErrInvalidOption)
+			return fmt.Errorf("%w: jwtkey.WithRSAPublicKey: nil key", core.ErrInvalidOption)
 		}
 		if key.N.BitLen() < 2048 {
-			return fmt.Errorf("%w: jwt.WithRSAPublicKey: %d-bit key, at least 2048 bits needed", core.ErrInvalidOption, key.N.BitLen())
+			return fmt.Errorf("%w: jwtkey.WithRSAPublicKey: %d-bit key, at least 2048 bits needed", core.ErrInvalidOption, key.N.BitLen())
 		}
 		c.rsa = key
 		c.setKey(keyRSA)
@@ -90,10 +90,10 @@ func WithRSAPublicKey(key *rsa.PublicKey) Option {
 func WithECDSAPublicKey(key *ecdsa.PublicKey) Option {
 	return func(c *config) error {
 		if key == nil || key.Curve == nil {
-			return fmt.Errorf("%w: jwt.WithECDSAPublicKey: nil key", core.ErrInvalidOption)
+			return fmt.Errorf("%w: jwtkey.WithECDSAPublicKey: nil key", core.ErrInvalidOption)
 		}
 		if ecdsaAlg(key) == "" {
-			return fmt.Errorf("%w: jwt.WithECDSAPublicKey: curve %s is not P-256, P-384 or P-521", core.ErrInvalidOption, key.Curve.Params().Name)
+			return fmt.Errorf("%w: jwtkey.WithECDSAPublicKey: curve %s is not P-256, P-384 or P-521", core.ErrInvalidOption, key.Curve.Params().Name)
 		}
 		c.ecdsa = key
 		c.setKey(keyECDSA)
@@ -105,7 +105,7 @@ func WithECDSAPublicKey(key *ecdsa.PublicKey) Option {
 func WithEd25519PublicKey(key ed25519.PublicKey) Option {
 	return func(c *config) error {
 		if len(key) != ed25519.PublicKeySize {
-			return fmt.Errorf("%w: jwt.WithEd25519PublicKey: key is %d bytes, not %d", core.ErrInvalidOption, len(key), ed25519.PublicKeySize)
+			return fmt.Errorf("%w: jwtkey.WithEd25519PublicKey: key is %d bytes, not %d", core.ErrInvalidOption, len(key), ed25519.PublicKeySize)
 		}
 		c.ed25519 = slices.Clone(key)
 		c.setKey(keyEd25519)
@@ -119,7 +119,7 @@ func WithEd25519PublicKey(key ed25519.PublicKey) Option {
 func WithKeyLookup(fn gojwt.Keyfunc) Option {
 	return func(c *config) error {
 		if fn == nil {
-			return fmt.Errorf("%w: jwt.WithKeyLookup: nil function", core.ErrInvalidOption)
+			return fmt.Errorf("%w: jwtkey.WithKeyLookup: nil function", core.ErrInvalidOption)
 		}
 		c.keyFn = fn
 		c.setKey(keyFunc)
@@ -134,14 +134,14 @@ func WithKeyLookup(fn gojwt.Keyfunc) Option {
 func WithAlgorithms(algs ...string) Option {
 	return func(c *config) error {
 		if len(algs) == 0 {
-			return fmt.Errorf("%w: jwt.WithAlgorithms: no algorithm", core.ErrInvalidOption)
+			return fmt.Errorf("%w: jwtkey.WithAlgorithms: no algorithm", core.ErrInvalidOption)
 		}
 		for _, a := range algs {
 			if strings.EqualFold(a, "none") {
-				return fmt.Errorf("%w: jwt.WithAlgorithms: \"none\" is never accepted", core.ErrInvalidOption)
+				return fmt.Errorf("%w: jwtkey.WithAlgorithms: \"none\" is never accepted", core.ErrInvalidOption)
 			}
 			if algKind(a) == keyNone {
-				return fmt.Errorf("%w: jwt.WithAlgorithms: unknown algorithm %q", core.ErrInvalidOption, a)
+				return fmt.Errorf("%w: jwtkey.WithAlgorithms: unknown algorithm %q", core.ErrInvalidOption, a)
 			}
 		}
 		c.algs = slices.Clone(algs)
@@ -153,7 +153,7 @@ func WithAlgorithms(algs ...string) Option {
 func WithIssuer(iss string) Option {
 	return func(c *config) error {
 		if iss == "" {
-			return fmt.Errorf("%w: jwt.WithIssuer: empty issuer", core.ErrInvalidOption)
+			return fmt.Errorf("%w: jwtkey.WithIssuer: empty issuer", core.ErrInvalidOption)
 		}
 		c.issuer = iss
 		return nil
@@ -164,7 +164,7 @@ func WithIssuer(iss string) Option {
 func WithAudience(aud ...string) Option {
 	return func(c *config) error {
 		if len(aud) == 0 || slices.Contains(aud, "") {
-			return fmt.Errorf("%w: jwt.WithAudience: no audience, or an empty one", core.ErrInvalidOption)
+			return fmt.Errorf("%w: jwtkey.WithAudience: no audience, or an empty one", core.ErrInvalidOption)
 		}
 		c.audience = slices.Clone(aud)
 		return nil
@@ -176,7 +176,7 @@ func WithAudience(aud ...string) Option {
 func WithLeeway(d time.Duration) Option {
 	return func(c *config) error {
 		if d < 0 || d > 5*time.Minute {
-			return fmt.Errorf("%w: jwt.WithLeeway: %v is outside 0..5m", core.ErrInvalidOption, d)
+			return fmt.Errorf("%w: jwtkey.WithLeeway: %v is outside 0..5m", core.ErrInvalidOption, d)
 		}
 		c.leeway = d
 		return nil
@@ -188,7 +188,7 @@ func WithLeeway(d time.Duration) Option {
 func WithClock(clock core.Clock) Option {
 	return func(c *config) error {
 		if clock == nil {
-			return fmt.Errorf("%w: jwt.WithClock: nil clock", core.ErrInvalidOption)
+			return fmt.Errorf("%w: jwtkey.WithClock: nil clock", core.ErrInvalidOption)
 		}
 		c.clock = clock
 		return nil
@@ -200,7 +200,7 @@ func WithClock(clock core.Clock) Option {
 func WithClaim(name string) Option {
 	return func(c *config) error {
 		if name == "" {
-			return fmt.Errorf("%w: jwt.WithClaim: empty claim name", core.ErrInvalidOption)
+			return fmt.Errorf("%w: jwtkey.WithClaim: empty claim name", core.ErrInvalidOption)
 		}
 		c.claim = name
 		return nil
@@ -212,7 +212,7 @@ func WithClaim(name string) Option {
 func WithMaxTokenLength(n int) Option {
 	return func(c *config) error {
 		if n < 64 || n > 1<<20 {
-			return fmt.Errorf("%w: jwt.WithMaxTokenLength: %d is outside 64..1048576", core.ErrInvalidOption, n)
+			return fmt.Errorf("%w: jwtkey.WithMaxTokenLength: %d is outside 64..1048576", core.ErrInvalidOption, n)
 		}
 		c.maxLen = n
 		return nil

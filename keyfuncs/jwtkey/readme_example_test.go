@@ -1,4 +1,4 @@
-package jwt_test
+package jwtkey_test
 
 // The README's snippet of key functions, line for line, so that it compiles
 // and runs with every change to the API.
@@ -13,7 +13,7 @@ import (
 	gojwt "github.com/golang-jwt/jwt/v5"
 
 	"github.com/ratewarden/ratewarden/keyfuncs"
-	"github.com/ratewarden/ratewarden/keyfuncs/jwt"
+	"github.com/ratewarden/ratewarden/keyfuncs/jwtkey"
 	"github.com/ratewarden/ratewarden/stdhttp"
 )
 
@@ -24,9 +24,9 @@ func Example_keys() {
 
 	ip, err1 := keyfuncs.IP(keyfuncs.WithTrustedProxies("10.0.0.0/8")) // behind your load balancer
 	apiKey, err2 := keyfuncs.Header("X-API-Key")
-	user, err3 := jwt.Subject(jwt.WithHMACSecret(secret))      // verified "sub" of a Bearer token
-	either := keyfuncs.Fallback(apiKey, ip)                    // an API key, else the IP
-	perRoute, err4 := keyfuncs.Compose(user, keyfuncs.Route()) // per user and route
+	user, err3 := jwtkey.Subject(jwtkey.WithHMACSecret(secret)) // verified "sub" of a Bearer token
+	either := keyfuncs.Fallback(apiKey, ip)                     // an API key, else the IP
+	perRoute, err4 := keyfuncs.Compose(user, keyfuncs.Route())  // per user and route
 	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		log.Fatal(err)
 	}

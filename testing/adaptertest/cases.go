@@ -16,7 +16,7 @@ import (
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
 	"github.com/ratewarden/ratewarden/keyfuncs"
-	"github.com/ratewarden/ratewarden/keyfuncs/jwt"
+	"github.com/ratewarden/ratewarden/keyfuncs/jwtkey"
 )
 
 func checkAllowedDeniedNegotiatedHEAD(t *testing.T, a Adapter) {
@@ -72,7 +72,7 @@ func checkRotatingIPv6InsideOne64IsOneClient(t *testing.T, a Adapter) {
 func checkJWTSubject(t *testing.T, a Adapter) {
 	secret := []byte("0123456789abcdef0123456789abcdef")
 	e := newEnv(t)
-	kf, err := jwt.Subject(jwt.WithHMACSecret(secret), jwt.WithClock(e.clk))
+	kf, err := jwtkey.Subject(jwtkey.WithHMACSecret(secret), jwtkey.WithClock(e.clk))
 	require.NoError(t, err)
 	e.run(a, nil, core.GCRA, core.PerMinute(5), nil, httplimit.WithKey(kf))
 	sign := func(m gojwt.SigningMethod, key any, claims gojwt.MapClaims) string {

@@ -19,7 +19,7 @@ import (
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
 	"github.com/ratewarden/ratewarden/keyfuncs"
-	"github.com/ratewarden/ratewarden/keyfuncs/jwt"
+	"github.com/ratewarden/ratewarden/keyfuncs/jwtkey"
 	"github.com/ratewarden/ratewarden/rules"
 	redisstore "github.com/ratewarden/ratewarden/store/redis"
 )
@@ -108,7 +108,7 @@ type Config struct {
 func (c *Config) KeyFunc() (keyfuncs.Func, error) {
 	switch {
 	case c.Key == "jwt":
-		return jwt.Subject(jwt.WithHMACSecret([]byte(c.JWTSecret)))
+		return jwtkey.Subject(jwtkey.WithHMACSecret([]byte(c.JWTSecret)))
 	case strings.HasPrefix(c.Key, "header:"):
 		return keyfuncs.Header(strings.TrimPrefix(c.Key, "header:"))
 	default:

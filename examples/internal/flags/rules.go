@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/ratewarden/ratewarden/keyfuncs"
-	"github.com/ratewarden/ratewarden/keyfuncs/jwt"
+	"github.com/ratewarden/ratewarden/keyfuncs/jwtkey"
 	redisstore "github.com/ratewarden/ratewarden/store/redis"
 )
 
@@ -136,7 +136,7 @@ func (c *Config) parseRulesKeys(secret, proxies string) error {
 // and tiers of a rules document: the claim of a token verified with
 // -jwt-secret (HS256).
 func (c *Config) ClaimKey(claim string) (keyfuncs.Func, error) {
-	return jwt.Subject(jwt.WithHMACSecret([]byte(c.JWTSecret)), jwt.WithClaim(claim))
+	return jwtkey.Subject(jwtkey.WithHMACSecret([]byte(c.JWTSecret)), jwtkey.WithClaim(claim))
 }
 
 // IPKey returns the key function of the client IP: the peer address, or the

@@ -5,7 +5,7 @@ import (
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/keyfuncs"
-	"github.com/ratewarden/ratewarden/keyfuncs/jwt"
+	"github.com/ratewarden/ratewarden/keyfuncs/jwtkey"
 )
 
 // Tier is one -tier NAME=LIMIT: a plan that the -tier-claim claim of a
@@ -91,7 +91,7 @@ func validTierName(name string) bool {
 // TierPick returns the key function that reads the -tier-claim claim of the
 // client's verified token: the name of its tier.
 func (c *Config) TierPick() (keyfuncs.Func, error) {
-	return jwt.Subject(jwt.WithHMACSecret([]byte(c.JWTSecret)), jwt.WithClaim(c.TierClaim))
+	return jwtkey.Subject(jwtkey.WithHMACSecret([]byte(c.JWTSecret)), jwtkey.WithClaim(c.TierClaim))
 }
 
 // newLimiter builds the limiter on st. With tiers it returns the first tier,
