@@ -27,7 +27,11 @@ func PerIP(limit string) fiber.Handler {
 // The route pattern (for keyfuncs.Route) is c.Route().Path, which is the
 // handler's own route: register the handler on each route
 // (app.Get("/users/:id", mw, handler)), not with app.Use, when keys are per
-// route. The store is called with c.Context(), the context that middleware
+// route. On the route, the view also tells a rules document the route Fiber
+// matched (keyfuncs.MatchedRouteRequest), so that the route's policy governs
+// every path Fiber hands to it, "/users/.." included (Fiber routes on the
+// path as sent; the rules resolve the dot segment); in app.Use, which runs
+// before Fiber has picked the route, it cannot. The store is called with c.Context(), the context that middleware
 // before it set with c.SetContext (Fiber v3's successor to v2's
 // UserContext); with httplimit.WithDecisionInContext the middleware hands the
 // handlers after it the derived context through c.SetContext, which

@@ -13,14 +13,15 @@
 //
 // The router is strict and case-sensitive (fiber.Config's StrictRouting and
 // CaseSensitive, both off by default): a path reaches a route only as the
-// route spells it. With Fiber's defaults, POST /login/ and POST /LOGIN would
-// reach the login handler, GET /API/items the items and GET /api/items/7/ the
-// item, spellings the rules' patterns need not match (a trailing "/" is a
-// segment of its own to a rules pattern: /login does not match /login/). One
-// spelling still differs: Fiber routes on the path as sent, so a parameter
-// takes a "." or ".." segment (GET /api/items/.. reaches the item route, id
-// ".."), which the rules resolve as a dot segment (/api/): a policy on
-// /api/items/{id} does not govern it, while one on the prefix /api does.
+// route spells it, so POST /login/, POST /LOGIN, GET /API/items and GET
+// /api/items/7/ are 404s, not handlers, whatever a rules document matches.
+// One other spelling still reaches a route: Fiber routes on the path as sent,
+// so a parameter takes a "." or ".." segment (GET /api/items/.. reaches the
+// item route, id ".."), which the rules resolve as a dot segment (/api/).
+// The limiter runs in app.Use, before Fiber has picked the route, so a policy
+// on /api/items/{id} does not govern that request, while one on the prefix
+// /api, as in examples/rules.yaml, does (fiber3mw on the route itself would
+// tell the rules the route: see fiber3mw.New).
 package main
 
 import (
