@@ -26,11 +26,18 @@ func (v request) Host() string                      { return v.c.Request().Host 
 func (v request) EscapedPath() string               { return v.c.Request().URL.EscapedPath() }
 
 // MatchedRoute is the route Echo's router matched
-// (keyfuncs.MatchedRouteRequest), as registered: c.Path(), which Echo v5
-// sets from the route's RouteInfo, "" on a 404 and a 405. Rules govern by it
-// every path Echo routes to a handler: Echo gives a route's last parameter
-// the rest of the path ("/users/7/x" reaches "/users/:id").
-func (v request) MatchedRoute() string { return v.c.Path() }
+// (keyfuncs.MatchedRouteRequest), as registered: c.Path(), but "" on a 405,
+// where Echo v5 leaves in c.Path() the route whose other methods it lists
+// (it marks that case with echo.ContextKeyHeaderAllow); "" on a 404 too.
+// Rules govern by it every path Echo routes to a handler: Echo gives a
+// route's last parameter the rest of the path ("/users/7/x" reaches
+// "/users/:id").
+func (v request) MatchedRoute() string {
+	if v.c.Get(echo.ContextKeyHeaderAllow) != nil {
+		return ""
+	}
+	return v.c.Path()
+}
 
 // Context returns the request's context as seen from Echo: Value finds what
 // c.Set stored first, then what c.Request().Context() holds (see
