@@ -14,11 +14,12 @@ import (
 	redisstore "github.com/ratewarden/ratewarden/store/redis"
 )
 
-// Exit codes.
+// Exit codes. rules diff's are diff(1)'s: 0 the same, 1 different, 2
+// trouble (an invalid file, Redis failing) or bad usage.
 const (
 	exitOK       = 0 // done; for rules diff, no difference
-	exitProblems = 1 // problems found: an invalid file, a difference, a refused push, Redis failing
-	exitUsage    = 2 // bad usage: an unknown command, a missing argument, a bad flag or URL
+	exitProblems = 1 // problems found: an invalid file, a refused push, Redis failing; for rules diff, a difference
+	exitUsage    = 2 // bad usage: an unknown command, a missing argument, a bad flag or URL; for rules diff, trouble too
 )
 
 // defaultRedis is the Redis the tool talks to without --redis or
@@ -36,10 +37,12 @@ const (
 )
 
 // errUsage marks bad usage (exit 2); errFound, problems already written out
-// (exit 1, nothing more to say).
+// (exit 1, nothing more to say); errTrouble, trouble that exits 2 although
+// it is no bad usage (rules diff's, as diff(1)'s).
 var (
-	errUsage = errors.New("bad usage")
-	errFound = errors.New("problems found")
+	errUsage   = errors.New("bad usage")
+	errFound   = errors.New("problems found")
+	errTrouble = errors.New("trouble")
 )
 
 func usageErr(format string, args ...any) error {
@@ -87,6 +90,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ratewarden: %v\n", strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
 		fmt.Fprintln(stderr, "run 'ratewarden -h' for the commands, 'ratewarden COMMAND -h' for one")
 		return exitUsage
+	case errors.Is(err, errTrouble):
+		if !errors.Is(err, errFound) { // problems are written out already
+			fmt.Fprintln(stderr, strings.TrimSuffix(err.Error(), ": "+errTrouble.Error()))
+		}
+		return exitUsage
 	case errors.Is(err, errFound):
 		return exitProblems
 	}
@@ -111,7 +119,7 @@ func (e *env) dispatch(args []string) error {
 		if len(args) == 1 {
 			return usageErr("%s needs a command: %s", args[0], strings.Join(e.groupNames(args[0]), ", "))
 		}
-		e.usage(e.stdout)
+		e.groupUsage(args[0])
 		return flag.ErrHelp
 	}
 	name := args[0] + " " + args[1]

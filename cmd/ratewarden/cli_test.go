@@ -72,9 +72,19 @@ func TestHelp(t *testing.T) {
 	assert.Contains(t, r.stdout, "Exit status: 0 done")
 	assert.Empty(t, r.stderr)
 
-	r = ratewarden(t, nil, "rules", "--help")
-	assert.Equal(t, exitOK, r.code)
-	assert.Contains(t, r.stdout, "usage: ratewarden COMMAND")
+	for group, others := range map[string]string{"rules": "key show", "key": "rules push"} {
+		r = ratewarden(t, nil, group, "--help")
+		assert.Equal(t, exitOK, r.code)
+		assert.True(t, strings.HasPrefix(r.stdout, "usage: ratewarden "+group+" COMMAND"), "the group's own usage: %s", r.stdout)
+		for _, c := range commands {
+			if strings.HasPrefix(c.name, group+" ") {
+				assert.Contains(t, r.stdout, "  "+c.name, "the group's usage lists its commands")
+			}
+		}
+		assert.NotContains(t, r.stdout, others, "and only its own")
+		assert.Contains(t, r.stdout, "--redis URL")
+		assert.Empty(t, r.stderr)
+	}
 
 	for _, c := range commands {
 		t.Run(c.name, func(t *testing.T) {

@@ -53,14 +53,16 @@
 //
 //	Keep the password off the command line: put the user in the URL and the
 //	password in $RATEWARDEN_REDIS_PASSWORD, or in a file (a mounted secret) named
-//	by --redis-password-file; a password in the URL wins over both, and the file over the variable. The tool
-//	never prints a password: messages show it as xxxxx.
+//	by --redis-password-file; a password in the URL wins over both, and the file
+//	over the variable. The tool never prints a password: messages show it as
+//	xxxxx.
 //
-// Exit status: 0 done (for rules diff: no difference), 1 problems found (an
-// invalid file, a difference, a refused push, no such policy, Redis
-// failing), 2 bad usage (an unknown command, a missing argument, a bad flag
-// or URL). Results go to standard output, messages to standard error; every
-// command takes -h.
+// Exit status: 0 done, 1 problems found (an invalid file, a refused push, no
+// such policy, Redis failing), 2 bad usage (an unknown command, a missing
+// argument, a bad flag or URL); rules diff exits as diff(1) does: 0 the same,
+// 1 different, 2 trouble (an invalid file, Redis failing) or bad usage.
+// Results go to standard output, messages to standard error; the tool, each
+// group (ratewarden rules -h, ratewarden key -h) and every command take -h.
 //
 // A push stores the document and its version in one hash, <prefix>{rules}:doc,
 // and announces the version on <prefix>{rules}:announce, in one script that

@@ -79,6 +79,11 @@ func TestRulesCommands(t *testing.T) {
 			assert.Equal(t, exitProblems, r.code)
 			assert.Contains(t, r.stderr, "testdata/invalid.yaml: 3 problems")
 
+			r = tg.run(t, "rules", "diff", "testdata/invalid.yaml")
+			assert.Equal(t, exitUsage, r.code, "an invalid file is trouble for rules diff (2), not a difference (1)")
+			assert.Contains(t, r.stderr, "testdata/invalid.yaml: 3 problems")
+			assert.Empty(t, r.stdout)
+
 			want, err := os.ReadFile("testdata/rules.yaml")
 			require.NoError(t, err)
 			r = tg.run(t, "rules", "show")
@@ -164,8 +169,9 @@ func TestRedisDown(t *testing.T) {
 	srv.Resume(t)
 	srv.Stop(t)
 	r := ratewarden(t, nil, "rules", "diff", "testdata/rules.yaml", "--redis", "redis://"+srv.Addr())
-	assert.Equal(t, exitProblems, r.code)
+	assert.Equal(t, exitUsage, r.code, "rules diff exits as diff(1): 2 is trouble, 1 a difference")
 	assert.Contains(t, r.stderr, "connect: connection refused")
+	assert.NotContains(t, r.stderr, "trouble", "the exit status says it, not the message")
 	r = ratewarden(t, []string{"RATEWARDEN_REDIS=redis://" + srv.Addr()}, "rules", "show")
 	assert.Equal(t, exitProblems, r.code, "$RATEWARDEN_REDIS names the Redis")
 	assert.Contains(t, r.stderr, srv.Addr())

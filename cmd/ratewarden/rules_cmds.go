@@ -29,10 +29,10 @@ var cmdDiff = &command{
 	name: "rules diff", args: []string{"FILE"}, redis: true,
 	short: "compare a rules file with the rules in Redis",
 	long: `Compares the rules file FILE with the rules Redis holds, policy by policy:
-the policies added and removed, and each changed field, old -> new. Exits 0
-when they are the same, 1 when they differ (or FILE is invalid, or Redis
-fails). Redis holding no rules yet counts as a difference: every policy is
-added.`,
+the policies added and removed, and each changed field, old -> new. Exits as
+diff(1) does: 0 when they are the same, 1 when they differ, 2 on trouble
+(FILE is invalid, Redis fails) or bad usage. Redis holding no rules yet counts
+as a difference: every policy is added.`,
 	run: runDiff,
 }
 
@@ -127,31 +127,43 @@ func runShow(e *env, _ []string) error {
 }
 
 func runDiff(e *env, args []string) error {
-	doc, _, err := e.parseFile(args[0])
+	lines, err := e.diffLines(args[0])
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %w", err, errTrouble) // diff(1)'s 2
 	}
-	var held *rules.Document
-	raw, _, err := e.fetchRules()
-	switch {
-	case errors.Is(err, rules.ErrNoRules):
-		fmt.Fprintf(e.stdout, "%s holds no rules: every policy of %s is added\n", e.docKey(), args[0])
-	case err != nil:
-		return err
-	default:
-		if held, err = rules.Parse(raw, "redis"); err != nil {
-			return err // FetchRules parsed it already
-		}
-	}
-	lines := diffDocuments(held, doc)
 	if len(lines) == 0 {
-		fmt.Fprintf(e.stdout, "no difference: %s holds %s (version %d)\n", e.docKey(), args[0], doc.Version)
 		return nil
 	}
 	for _, l := range lines {
 		fmt.Fprintln(e.stdout, l)
 	}
 	return errFound
+}
+
+// diffLines returns the lines that say how the rules file path differs from
+// the rules Redis holds, none when they are the same (after saying so).
+func (e *env) diffLines(path string) ([]string, error) {
+	doc, _, err := e.parseFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var held *rules.Document
+	raw, _, err := e.fetchRules()
+	switch {
+	case errors.Is(err, rules.ErrNoRules):
+		fmt.Fprintf(e.stdout, "%s holds no rules: every policy of %s is added\n", e.docKey(), path)
+	case err != nil:
+		return nil, err
+	default:
+		if held, err = rules.Parse(raw, "redis"); err != nil {
+			return nil, err // FetchRules parsed it already
+		}
+	}
+	lines := diffDocuments(held, doc)
+	if len(lines) == 0 {
+		fmt.Fprintf(e.stdout, "no difference: %s holds %s (version %d)\n", e.docKey(), path, doc.Version)
+	}
+	return lines, nil
 }
 
 func pluralY(n int) string {
