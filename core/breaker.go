@@ -219,16 +219,48 @@ func (b *breaker) record(ctx context.Context, err error, probe bool, now int64) 
 	}
 }
 
+// ErrStoreTimeout is the cause (context.Cause) of a context whose deadline
+// is the bound on one store call, as WithStoreTimeout makes it: when that
+// deadline runs out the store was too slow, which the circuit breaker
+// counts. Any other deadline that runs out is the caller giving up (a gRPC
+// client's grpc-timeout, a request's own deadline), which, like a cancel,
+// says nothing of the store: counting it would let a client that sends
+// short deadlines open the breaker for everyone.
+var ErrStoreTimeout = errors.New("ratewarden: the store call outlasted its timeout")
+
+// WithStoreTimeout returns ctx bounded by d for one store call, whose
+// running out the circuit breaker counts as the store's failure (see
+// ErrStoreTimeout). httplimit bounds every store call with it
+// (httplimit.WithStoreTimeout).
+func WithStoreTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	deadline := time.Now().Add(d)
+	ctx, cancel := context.WithDeadlineCause(ctx, deadline, ErrStoreTimeout)
+	return context.WithValue(ctx, storeDeadline{}, deadline), cancel
+}
+
+// storeDeadline is the context key of the deadline WithStoreTimeout set.
+type storeDeadline struct{}
+
+// deadlineSlack is how close to a context's deadline a store error counts
+// as the deadline's doing: a client's socket deadline (go-redis sets the
+// context's) may fire a little before the context is marked done.
+const deadlineSlack = time.Millisecond
+
 // storeFailure reports whether err, returned by a store call on ctx, says
 // the store is failing: not a refusal of the request itself, and not the
-// caller giving up.
+// caller giving up (a cancel, or a deadline that is not the store call's
+// own, WithStoreTimeout's).
 func storeFailure(ctx context.Context, err error) bool {
 	switch {
 	case errors.Is(err, ErrStoreFull), errors.Is(err, ErrInvalidCost), errors.Is(err, ErrInvalidLimit),
 		errors.Is(err, ErrInvalidAlgorithm), errors.Is(err, ErrClock), errors.Is(err, ErrUnsupported):
 		return false
-	case errors.Is(ctx.Err(), context.Canceled):
-		return false
+	case ctx.Err() != nil:
+		return errors.Is(context.Cause(ctx), ErrStoreTimeout)
+	}
+	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < deadlineSlack {
+		own, _ := ctx.Value(storeDeadline{}).(time.Time)
+		return own.Equal(deadline) // the store call's own bound ran out, not the caller's
 	}
 	return true
 }

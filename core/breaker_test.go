@@ -175,8 +175,34 @@ func TestBreakerIgnoresErrorsThatSayNothingOfTheStore(t *testing.T) {
 			cancel()
 			return ctx, func() {}
 		}, false},
-		{"timeout", context.DeadlineExceeded, func() (context.Context, context.CancelFunc) {
+		{"the store call's timeout", context.DeadlineExceeded, func() (context.Context, context.CancelFunc) {
+			return core.WithStoreTimeout(context.Background(), -time.Second)
+		}, true},
+		// A client's own deadline (a gRPC grpc-timeout of 1 ns) runs out:
+		// the caller gave up, the store did nothing wrong. Counting it would
+		// let any client open the breaker for every other.
+		{"the caller's deadline", context.DeadlineExceeded, func() (context.Context, context.CancelFunc) {
 			return context.WithDeadline(context.Background(), time.Unix(1, 0))
+		}, false},
+		{"the caller's deadline inside the store timeout", context.DeadlineExceeded, func() (context.Context, context.CancelFunc) {
+			caller, cancel := context.WithDeadline(context.Background(), time.Unix(1, 0))
+			ctx, cancel2 := core.WithStoreTimeout(caller, time.Hour)
+			return ctx, func() { cancel2(); cancel() }
+		}, false},
+		{"a store error before any deadline", errors.New("i/o timeout"), func() (context.Context, context.CancelFunc) {
+			return core.WithStoreTimeout(context.Background(), time.Hour)
+		}, true},
+		// A client's socket deadline (go-redis sets the context's) fires a
+		// hair before the context is marked done: the error is the caller's
+		// deadline's doing all the same, unless that deadline is the store
+		// call's own.
+		{"a socket timeout at the caller's deadline", errors.New("i/o timeout"), func() (context.Context, context.CancelFunc) {
+			caller, cancel := context.WithTimeout(context.Background(), 500*time.Microsecond)
+			ctx, cancel2 := core.WithStoreTimeout(caller, time.Hour)
+			return ctx, func() { cancel2(); cancel() }
+		}, false},
+		{"a socket timeout at the store's deadline", errors.New("i/o timeout"), func() (context.Context, context.CancelFunc) {
+			return core.WithStoreTimeout(context.Background(), 500*time.Microsecond)
 		}, true},
 		{"closed store", core.ErrStoreClosed, nil, true},
 	} {

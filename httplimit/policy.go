@@ -193,7 +193,7 @@ type spend struct {
 // allowWithin asks t's limiter within t's store timeout (decide calls the
 // limiter directly when there is none: a store that decides in process).
 func (t *tier) allowWithin(ctx context.Context, key string, cost int64, arrival time.Time) (core.Decision, error) {
-	cctx, cancel := context.WithTimeout(ctx, t.timeout)
+	cctx, cancel := core.WithStoreTimeout(ctx, t.timeout)
 	d, err := t.lim.AllowNAt(cctx, key, cost, arrival)
 	cancel()
 	return d, err

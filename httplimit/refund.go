@@ -85,7 +85,7 @@ func (p *Policy) refundNow(ctx context.Context, o *outcome, sp spend) {
 	ctx = context.WithoutCancel(ctx)
 	if t.timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, t.timeout)
+		ctx, cancel = core.WithStoreTimeout(ctx, t.timeout)
 		defer cancel()
 	}
 	var began time.Time
