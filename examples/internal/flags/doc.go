@@ -93,6 +93,15 @@
 // do not wait for its start-up; a Redis that does not answer then is a line on
 // the error log, and the server starts anyway.
 //
+// The gRPC server (examples/grpc) takes the same flags through ParseGRPC and
+// LoadGRPC, with the same checks and -h text (-fail and -count-only-failures
+// said in gRPC's terms), less -metrics, plus -metrics-addr HOST:PORT, which
+// serves the metrics over plain HTTP at MetricsPath; -addr defaults to
+// DefaultGRPCAddr. -key header:NAME reads the metadata entry NAME and -key
+// jwt the bearer token of the authorization entry, through grpcmw's view of
+// a call; without -rules the health service (HealthService) is never
+// limited, and with -rules, examples/rules-grpc.yaml exempts it.
+//
 // Every value is checked before the server starts; a bad one is a one-line
 // message on stderr and exit status 2. A rules file that exists but fails
 // validation is exit status 1, with every problem on stderr, a line each.
