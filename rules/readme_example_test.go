@@ -42,7 +42,7 @@ policies:
 		log.Fatal(err)
 	}
 	defer watcher.Close()
-	mw, err := stdhttp.Middleware(set) // or ginmw.Middleware(set), echomw.Middleware(set), fibermw.Middleware(set)
+	mw, err := stdhttp.Middleware(set) // or ginmw, echomw, echo5mw, fibermw, fiber3mw, grpcmw.Middleware(set)
 	if err != nil {
 		log.Fatal(err)
 	}

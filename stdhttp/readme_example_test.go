@@ -60,7 +60,7 @@ func ExampleNew_limiter() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	mw, err := stdhttp.New(lim) // ginmw.New, echomw.New and fibermw.New take the same arguments
+	mw, err := stdhttp.New(lim) // ginmw.New, echomw.New, echo5mw.New, fibermw.New, fiber3mw.New and grpcmw.New take the same arguments
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func ExampleNew_failClosed() {
 		httplimit.WithFailClosed(), // 503; without it the request goes on, with no rate-limit headers
 		httplimit.WithObserver(httplimit.ObserverFunc(func(e httplimit.Event) {
 			if e.Err != nil {
-				log.Printf("rate limiter: %v", e.Err) // no observer: logged through slog, once per 10 s
+				log.Printf("rate limiter: %v", e.Err) // also logged through slog, once per 10 s, unless httplimit.WithoutStoreErrorLog()
 			}
 		})),
 	)
