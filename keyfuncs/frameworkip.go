@@ -22,12 +22,18 @@ var (
 //     trusts a unix-socket peer always, and believes
 //     Engine.TrustedPlatform's header (such as gin.PlatformCloudflare)
 //     from anyone.
-//   - Echo: c.RealIP(). With an Echo.IPExtractor set (echo.ExtractIPDirect,
+//   - Echo v4: c.RealIP(). With an Echo.IPExtractor set (echo.ExtractIPDirect,
 //     echo.ExtractIPFromXFFHeader with its TrustOption, ...), its answer.
 //     Without one, Echo returns the first (leftmost, client-written) entry of
 //     X-Forwarded-For, else X-Real-IP, from any peer: every client chooses its
 //     own key. Set an IPExtractor before using FrameworkIP with Echo.
-//   - Fiber (v2): c.IP(). Without Config.ProxyHeader it is the peer address
+//   - Echo v5: c.RealIP(). Without an IPExtractor it is the peer address (v5
+//     reads no header by default); echo.ExtractIPFromXFFHeader with trust
+//     options reads the header from trusted proxies, and
+//     echo.LegacyIPExtractor brings back v4's client-written answer. v5's
+//     extractors trust no unix-socket peer: RealIP is "" there, which
+//     FrameworkIP refuses.
+//   - Fiber v2: c.IP(). Without Config.ProxyHeader it is the peer address
 //     (fasthttp reports 0.0.0.0 for a peer that is not TCP, which FrameworkIP
 //     refuses). With ProxyHeader, the header's value from any peer unless
 //     Config.EnableTrustedProxyCheck limits it to Config.TrustedProxies; the
@@ -36,6 +42,10 @@ var (
 //     refused as not an address, and with validation the client chooses its
 //     key: use a header that the proxy overwrites (X-Real-IP), with the trusted
 //     proxy check on.
+//   - Fiber v3: c.IP(). ProxyHeader is read only with Config.TrustProxy set
+//     and the peer trusted by Config.TrustProxyConfig (its Proxies, or
+//     Loopback, Private, LinkLocal, UnixSocket); otherwise the peer address.
+//     A list in the header needs EnableIPValidation, with v2's caveat.
 //   - net/http resolves nothing: the key function returns an error wrapping
 //     ErrKey that says to use IP with WithTrustedProxies, which does for
 //     net/http (and every other adapter) what the frameworks do.

@@ -45,7 +45,8 @@ type Request interface {
 
 // ClientIPResolver is implemented by the Request of an adapter whose
 // framework resolves the client's IP address itself, from its own proxy
-// settings: Gin's c.ClientIP(), Echo's c.RealIP(), Fiber's c.IP().
+// settings: Gin's c.ClientIP(), Echo's c.RealIP() (v4 and v5), Fiber's c.IP()
+// (v2 and v3).
 // FrameworkIP keys by it. net/http has no such resolution, and its Request
 // does not implement it.
 type ClientIPResolver interface {
