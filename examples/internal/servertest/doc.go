@@ -1,5 +1,5 @@
 // Package servertest sends the same requests to each example server
-// (examples/stdhttp, gin, echo and fiber), started by its own test on a real
+// (examples/stdhttp, gin, echo, echo5, fiber and fiber3), started by its own test on a real
 // loopback listener through its framework's own router, and checks that they
 // answer alike: Classic without -rules, RulesMode with examples/rules.yaml,
 // its file edited while the server runs.
