@@ -408,6 +408,78 @@ probe_tiers() {
 	stop_server
 }
 
+# start_grpc_server ARGS...: start examples/grpc on a free port with ARGS;
+# set SERVER_PID, SERVER_LOG, SERVER_DESC, ADDR (host:port) and, with
+# -metrics-addr, METRICS_URL, once it serves. It prints "listening on
+# grpc://ADDR" (and ", metrics on http://ADDR/metrics") then.
+start_grpc_server() {
+	local i
+	SERVER_DESC="grpc $*"
+	SERVER_LOG="$STAGING/grpc.${#SERVER_PIDS[@]}.log"
+	"$STAGING/bin/grpc" -addr 127.0.0.1:0 "$@" >"$SERVER_LOG" 2>&1 &
+	SERVER_PID=$!
+	SERVER_PIDS+=("$SERVER_PID")
+	for i in $(seq 1 100); do
+		ADDR=$(sed -n 's|.*listening on grpc://\([^ ,]*\).*|\1|p' "$SERVER_LOG" | head -n 1)
+		METRICS_URL=$(sed -n 's|.*, metrics on \(http://[^ ]*\)$|\1|p' "$SERVER_LOG" | head -n 1)
+		[ -n "$ADDR" ] && return 0
+		kill -0 "$SERVER_PID" 2>/dev/null || { cat "$SERVER_LOG" >&2; die "$SERVER_DESC exited before listening"; }
+		sleep 0.1
+	done
+	cat "$SERVER_LOG" >&2
+	die "$SERVER_DESC did not start listening within 10 s"
+}
+
+# probe_grpc: examples/grpc, driven by examples/internal/grpcprobe (curl
+# speaks no gRPC), which checks how each call ends and leaves what it saw in
+# $STAGING/grpc.out:
+#   -limit 2/m -metrics-addr: OK, OK (a stream), then ResourceExhausted with
+#                RetryInfo, QuotaFailure and retry-after; health SERVING
+#                every time, without rate-limit metadata; the metrics count
+#                the denial
+#   -rules examples/rules-grpc.yaml (a copy): UnaryCall's successes given
+#                back, its failures NotFound five times then ResourceExhausted
+#                by "unary"; the blocked key refused with q=0; no key
+#                Unauthenticated; health SERVING; the file edited (version 2,
+#                the service at 200/s) taking effect without a restart
+probe_grpc() {
+	local rules="$STAGING/rules-grpc.yaml" i out="$STAGING/grpc.out"
+	gprobe() { "$STAGING/bin/grpcprobe" -addr "$ADDR" "$@" >"$out" || { cat "$out" "$SERVER_LOG" >&2; die "$SERVER_DESC: grpcprobe $*"; }; }
+	start_grpc_server -limit 2/m -metrics-addr 127.0.0.1:0
+	gprobe empty=OK stream=OK unary=ResourceExhausted health=SERVING health=SERVING
+	grep -qx '  ratelimit-policy: "default";q=2;w=60' "$out" || { cat "$out" >&2; die "$SERVER_DESC: no ratelimit-policy"; }
+	grep -qx '  QuotaFailure: subject "default" quota_id "default" quota_value 2' "$out" || { cat "$out" >&2; die "$SERVER_DESC: no QuotaFailure"; }
+	gprobe health=SERVING
+	if grep -qE '^  (ratelimit|retry-after|x-ratelimit)' "$out"; then cat "$out" >&2; die "$SERVER_DESC: rate-limit metadata on a health check"; fi
+	curl -sf --max-time 5 "$METRICS_URL" -o "$STAGING/body" || die "$SERVER_DESC: GET $METRICS_URL failed"
+	expect_in body '^ratewarden_decisions_total\{outcome="denied",policy="default"\} 1$'
+	stop_server
+
+	cp examples/rules-grpc.yaml "$rules"
+	start_grpc_server -rules "$rules"
+	gprobe -md x-api-key=k-probe unary=OK unary=OK
+	grep -qx '  ratelimit-policy: "unary";q=5;w=60, "service";q=100;w=1' "$out" || { cat "$out" >&2; die "$SERVER_DESC: UnaryCall's policies"; }
+	grep -qx '  x-ratelimit-remaining: 4' "$out" || { cat "$out" >&2; die "$SERVER_DESC: a success was not given back"; }
+	gprobe -md x-api-key=k-probe unary/NotFound=NotFound unary/NotFound=NotFound unary/NotFound=NotFound \
+		unary/NotFound=NotFound unary/NotFound=NotFound unary/NotFound=ResourceExhausted unary=ResourceExhausted
+	grep -q '^  QuotaFailure: subject "unary"' "$out" || { cat "$out" >&2; die "$SERVER_DESC: the denial does not name unary"; }
+	gprobe -md x-api-key=leaked-key-0001 empty=ResourceExhausted
+	grep -q '^  ratelimit-policy: "service/override";q=0;' "$out" || { cat "$out" >&2; die "$SERVER_DESC: the blocked key"; }
+	gprobe empty=Unauthenticated health=SERVING health=SERVING health=SERVING
+	sed -e 's/^version: 1$/version: 2/' -e 's|limits: \[100/s\]|limits: [200/s]|' examples/rules-grpc.yaml >"$rules.new"
+	grep -q '^version: 2$' "$rules.new" && grep -q 'limits: \[200/s\]' "$rules.new" || die "could not edit examples/rules-grpc.yaml"
+	mv "$rules.new" "$rules"
+	for i in $(seq 1 100); do
+		gprobe -md "x-api-key=k-edit-$i" empty=OK
+		grep -qx '  ratelimit-policy: "service";q=200;w=1' "$out" && break
+		[ "$i" -lt 100 ] || { cat "$out" "$SERVER_LOG" >&2; die "$SERVER_DESC: the edit never took effect"; }
+		sleep 0.1
+	done
+	grep -q 'msg="ratewarden: rules loaded" source=.* version=2' "$SERVER_LOG" || { cat "$SERVER_LOG" >&2; die "$SERVER_DESC: the reload is not in its log"; }
+	stop_server
+	echo "    grpc: -limit with -metrics-addr, and -rules with an edit, answered as they should"
+}
+
 # install_check: a user outside the repository installs each module at its
 # release version from a local proxy of the working tree (RELEASING.md).
 install_check() {
@@ -440,6 +512,7 @@ step "build examples" build_examples
 for ex in stdhttp gin echo echo5 fiber fiber3; do
 	step "probe examples/$ex" probe "$ex"
 done
+step "probe examples/grpc (with examples/internal/grpcprobe)" probe_grpc
 step "ratewarden rules validate (examples/rules.yaml, and a broken copy)" validate_rules
 step "probe examples/stdhttp with -rules redis:// (rules pushed with ratewarden)" probe_rules_redis
 step "run examples/demo" "$STAGING/bin/demo"
