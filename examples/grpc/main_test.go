@@ -207,3 +207,16 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
+
+// -trusted-proxies: the client a trusted gateway names in x-forwarded-for
+// metadata is the key; from a peer that is not trusted the entry is ignored.
+func TestTrustedProxies(t *testing.T) {
+	s := startServer(t, "-limit", "1/m", "-trusted-proxies", "127.0.0.0/8")
+	require.NoError(t, s.empty(t, "x-forwarded-for", "198.51.100.1").err)
+	assertDenied(t, s.empty(t, "x-forwarded-for", "198.51.100.1"), "default", time.Minute)
+	require.NoError(t, s.empty(t, "x-forwarded-for", "198.51.100.2").err, "another client behind the gateway")
+
+	s = startServer(t, "-limit", "1/m", "-trusted-proxies", "10.0.0.0/8")
+	require.NoError(t, s.empty(t, "x-forwarded-for", "198.51.100.1").err)
+	assertDenied(t, s.empty(t, "x-forwarded-for", "198.51.100.2"), "default", time.Minute)
+}
