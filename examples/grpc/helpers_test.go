@@ -19,6 +19,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	testgrpc "google.golang.org/grpc/interop/grpc_testing"
 	"google.golang.org/grpc/metadata"
+	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
 	"google.golang.org/grpc/status"
 
 	"github.com/ratewarden/ratewarden/examples/internal/flags"
@@ -41,6 +42,7 @@ type server struct {
 	reloads chan rules.Reload
 	client  testgrpc.TestServiceClient
 	health  healthpb.HealthClient
+	reflect reflectionpb.ServerReflectionClient
 }
 
 // startServer parses args (after -addr 127.0.0.1:0) as the server's command
@@ -78,6 +80,7 @@ func startServer(t *testing.T, args ...string) *server {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = conn.Close() })
 	s.client, s.health = testgrpc.NewTestServiceClient(conn), healthpb.NewHealthClient(conn)
+	s.reflect = reflectionpb.NewServerReflectionClient(conn)
 	return s
 }
 
@@ -165,6 +168,28 @@ func (s *server) assertServing(t *testing.T, kv ...string) {
 	require.NoError(t, err)
 	assert.Equal(t, healthpb.HealthCheckResponse_SERVING, resp.GetStatus())
 	assertUnlimited(t, result{header: hdr}, "a health check")
+}
+
+// assertReflection checks that server reflection lists the services, as
+// grpcurl asks it, with no rate-limit metadata.
+func (s *server) assertReflection(t *testing.T) {
+	t.Helper()
+	stream, err := s.reflect.ServerReflectionInfo(context.Background())
+	require.NoError(t, err)
+	require.NoError(t, stream.Send(&reflectionpb.ServerReflectionRequest{
+		MessageRequest: &reflectionpb.ServerReflectionRequest_ListServices{},
+	}))
+	resp, err := stream.Recv()
+	require.NoError(t, err)
+	require.NoError(t, stream.CloseSend())
+	var names []string
+	for _, svc := range resp.GetListServicesResponse().GetService() {
+		names = append(names, svc.GetName())
+	}
+	assert.Subset(t, names, []string{"grpc.testing.TestService", "grpc.health.v1.Health"})
+	hdr, err := stream.Header()
+	require.NoError(t, err)
+	assertUnlimited(t, result{header: hdr}, "reflection")
 }
 
 // rateLimitFields are the metadata entries a decided call carries.

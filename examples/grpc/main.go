@@ -7,8 +7,10 @@
 // It serves grpc.testing.TestService (from grpc-go's interop package, so no
 // protoc step: EmptyCall, UnaryCall and CacheableUnaryCall, and the streams
 // StreamingInputCall, StreamingOutputCall and FullDuplexCall, with trivial
-// answers) and the standard health service, which is never limited (with
-// -rules, the document exempts it). Every unary call and every stream, when
+// answers), the standard health service and server reflection (so that
+// grpcurl needs no .proto files), which are never limited (with -rules, the
+// document decides: examples/rules-grpc.yaml exempts the health service and
+// matches no reflection call). Every unary call and every stream, when
 // it opens, goes through the policy the flags describe, or the rules
 // document: keys read the call's metadata (-key header:NAME, -key jwt) or its
 // peer (-key ip); a call over the limit gets ResourceExhausted with
@@ -37,6 +39,7 @@ import (
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	testgrpc "google.golang.org/grpc/interop/grpc_testing"
+	"google.golang.org/grpc/reflection"
 
 	"github.com/ratewarden/ratewarden/examples/internal/flags"
 	"github.com/ratewarden/ratewarden/grpcmw"
@@ -62,8 +65,8 @@ func main() {
 	}
 }
 
-// newServer returns the gRPC server of setup: the test and health services
-// behind the limiter it describes.
+// newServer returns the gRPC server of setup: the test service, the health
+// service and reflection behind the limiter it describes.
 func newServer(setup *flags.GRPCSetup) (*grpc.Server, error) {
 	policy, err := setup.Handler()
 	if err != nil {
@@ -76,6 +79,7 @@ func newServer(setup *flags.GRPCSetup) (*grpc.Server, error) {
 	srv := grpc.NewServer(limiter.ServerOptions()...)
 	testgrpc.RegisterTestServiceServer(srv, testService{})
 	healthpb.RegisterHealthServer(srv, health.NewServer())
+	reflection.Register(srv)
 	return srv, nil
 }
 

@@ -46,6 +46,7 @@ func TestClassic(t *testing.T) {
 	}
 	for range 5 {
 		s.assertServing(t)
+		s.assertReflection(t)
 	}
 }
 

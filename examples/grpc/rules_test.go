@@ -60,6 +60,7 @@ func TestRulesMode(t *testing.T) {
 	assert.Equal(t, codes.Unauthenticated, s.empty(t).code(), "no x-api-key")
 	for range 3 {
 		s.assertServing(t)
+		s.assertReflection(t)
 	}
 
 	code, body := s.getMetrics(t, "/metrics")

@@ -99,8 +99,9 @@
 // serves the metrics over plain HTTP at MetricsPath; -addr defaults to
 // DefaultGRPCAddr. -key header:NAME reads the metadata entry NAME and -key
 // jwt the bearer token of the authorization entry, through grpcmw's view of
-// a call; without -rules the health service (HealthService) is never
-// limited, and with -rules, examples/rules-grpc.yaml exempts it.
+// a call; without -rules the health service and server reflection
+// (IsUnlimitedCall) are never limited, and with -rules the document decides
+// (examples/rules-grpc.yaml exempts the health service).
 //
 // Every value is checked before the server starts; a bad one is a one-line
 // message on stderr and exit status 2. A rules file that exists but fails

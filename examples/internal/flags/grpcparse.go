@@ -17,10 +17,16 @@ import (
 // customary port.
 const DefaultGRPCAddr = ":50051"
 
-// HealthService is the prefix of the full methods of the standard health
-// service (grpc.health.v1.Health), which the gRPC server never limits without
-// -rules; with -rules, examples/rules-grpc.yaml exempts it.
-const HealthService = "/grpc.health.v1.Health/"
+// The services the gRPC server never limits without -rules: the standard
+// health service, and server reflection (v1 and v1alpha), which grpcurl asks
+// before every call it makes. With -rules, the document decides:
+// examples/rules-grpc.yaml exempts the health service and leaves reflection
+// unmatched. Each is the prefix of its full methods.
+const (
+	HealthService     = "/grpc.health.v1.Health/"
+	ReflectionService = "/grpc.reflection.v1.ServerReflection/"
+	ReflectionV1Alpha = "/grpc.reflection.v1alpha.ServerReflection/"
+)
 
 // httpOnly are the flags of the HTTP servers that the gRPC server does not
 // take: -metrics serves a route of the HTTP server; the gRPC server has
@@ -120,6 +126,8 @@ A gRPC server behind ratewarden's interceptors (grpcmw). Its services:
                             with the status its request's response_status asks for
                             (the failures -count-only-failures counts)
   grpc.health.v1.Health     Check and Watch: SERVING; never limited
+  grpc.reflection.v1.ServerReflection
+                            the services, for grpcurl; never limited
   anything else             Unimplemented
 
 A call is limited as an HTTP request would be: a POST of its full method
@@ -132,7 +140,8 @@ carries the rate-limit fields as header metadata (ratelimit-policy, ratelimit,
 x-ratelimit-*, and retry-after on a denial).
 
 With -rules, the rules document decides which calls are limited and how (see
-examples/rules-grpc.yaml; it exempts the health service).
+examples/rules-grpc.yaml; it exempts the health service, and leaves
+reflection unmatched).
 -limit, -burst, -algorithm, -key, -tier-claim and -tier do not go with -rules.
 
 -store and -rules take a Redis URL, as the HTTP servers do (run stdhttp -h).

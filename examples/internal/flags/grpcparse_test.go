@@ -106,9 +106,9 @@ func TestGRPCSetupListen(t *testing.T) {
 	assert.ErrorContains(t, err, "-metrics-addr")
 }
 
-// Without -rules the policy never limits the health service; with them, the
-// document decides.
-func TestGRPCHandlerSkipsHealth(t *testing.T) {
+// Without -rules the policy never limits the health service nor reflection;
+// with them, the document decides.
+func TestGRPCHandlerSkipsHealthAndReflection(t *testing.T) {
 	c, err := ParseGRPC("grpc", []string{"-limit", "1/m"}, io.Discard)
 	require.NoError(t, err)
 	s, err := c.Build()
@@ -117,7 +117,15 @@ func TestGRPCHandlerSkipsHealth(t *testing.T) {
 	h, err := s.Handler()
 	require.NoError(t, err)
 	assert.NotNil(t, h)
-	assert.True(t, IsHealthCall(grpcmw.View(context.Background(), "/grpc.health.v1.Health/Check")))
-	assert.False(t, IsHealthCall(grpcmw.View(context.Background(), "/grpc.testing.TestService/EmptyCall")))
-	assert.False(t, IsHealthCall(grpcmw.View(context.Background(), "/grpc.health.v1.HealthCheck/Check")), "the service, not a prefix of its name")
+	for method, want := range map[string]bool{
+		"/grpc.health.v1.Health/Check":                                   true,
+		"/grpc.health.v1.Health/Watch":                                   true,
+		"/grpc.reflection.v1.ServerReflection/ServerReflectionInfo":      true,
+		"/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo": true,
+		"/grpc.testing.TestService/EmptyCall":                            false,
+		"/grpc.health.v1.HealthCheck/Check":                              false, // the service, not a prefix of its name
+		"/grpc.reflection.v1.ServerReflectionX/Info":                     false,
+	} {
+		assert.Equal(t, want, IsUnlimitedCall(grpcmw.View(context.Background(), method)), method)
+	}
 }

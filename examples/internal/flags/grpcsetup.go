@@ -34,20 +34,22 @@ func (c *GRPCConfig) Build() (*GRPCSetup, error) {
 // Handler returns what grpcmw.Middleware runs on every call: the rules with
 // -rules (the document decides, and examples/rules-grpc.yaml exempts the
 // health service), otherwise the one policy of Limiter and Options, which
-// never limits the health service.
+// never limits the health service nor reflection (IsUnlimitedCall).
 func (s *GRPCSetup) Handler() (httplimit.Handler, error) {
 	if s.Rules != nil {
 		return s.Rules, nil
 	}
 	// The skip comes last, so it is the policy's: Options' own skips HTTP
 	// paths, which no call has.
-	opts := append(slices.Clip(s.Options), httplimit.WithSkip(IsHealthCall))
+	opts := append(slices.Clip(s.Options), httplimit.WithSkip(IsUnlimitedCall))
 	return httplimit.New(s.Limiter, opts...)
 }
 
-// IsHealthCall reports whether r is a call of the health service.
-func IsHealthCall(r keyfuncs.Request) bool {
-	return strings.HasPrefix(r.Path(), HealthService)
+// IsUnlimitedCall reports whether r is a call of the health service or of
+// server reflection, which the server never limits without -rules.
+func IsUnlimitedCall(r keyfuncs.Request) bool {
+	p := r.Path()
+	return strings.HasPrefix(p, HealthService) || strings.HasPrefix(p, ReflectionService) || strings.HasPrefix(p, ReflectionV1Alpha)
 }
 
 // Listen opens the gRPC listener on -addr and, under -metrics-addr, the
