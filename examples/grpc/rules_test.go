@@ -67,6 +67,14 @@ func TestRulesMode(t *testing.T) {
 	require.Equal(t, 200, code)
 	assert.Contains(t, body, `ratewarden_decisions_total{outcome="denied",policy="unary"} 2`+"\n")
 
+	checkRulesEdit(t, s, path, key)
+}
+
+// checkRulesEdit edits the rules file of s (the service at 200/s, version
+// 2) and checks that the edit takes effect without a restart; then that a
+// broken edit is refused and the rules in force stay.
+func checkRulesEdit(t *testing.T, s *server, path string, key []string) {
+	t.Helper()
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
 	edited := strings.Replace(strings.Replace(string(raw), "version: 1\n", "version: 2\n", 1), "limits: [100/s]", "limits: [200/s]", 1)
@@ -75,7 +83,7 @@ func TestRulesMode(t *testing.T) {
 	reload := waitReload(t, s)
 	require.NoError(t, reload.Err)
 	assert.Equal(t, int64(2), reload.Version)
-	r = s.empty(t, key...)
+	r := s.empty(t, key...)
 	require.NoError(t, r.err)
 	assert.Equal(t, `"service";q=200;w=1`, r.field("ratelimit-policy"), "the edit took effect without a restart")
 
