@@ -323,6 +323,7 @@ validate_rules() {
 	local broken="$STAGING/broken.yaml" status=0
 	"$STAGING/bin/ratewarden" rules validate examples/rules.yaml
 	"$STAGING/bin/ratewarden" rules validate examples/rules-jwt.yaml
+	"$STAGING/bin/ratewarden" rules validate examples/rules-grpc.yaml
 	sed 's|limits: \[5/m\]|limits: [5/x]|' examples/rules.yaml >"$broken"
 	"$STAGING/bin/ratewarden" rules validate "$broken" >"$STAGING/validate.out" 2>"$STAGING/validate.err" || status=$?
 	cat "$STAGING/validate.err"
