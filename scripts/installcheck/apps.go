@@ -22,6 +22,13 @@ var netHTTPForbidden = []string{
 	"google.golang.org/grpc", "google.golang.org/genproto",
 }
 
+// grpcForbidden are the modules a gRPC program must never hold: the HTTP
+// frameworks', and those of JWTs, Redis clients and metrics SDKs.
+var grpcForbidden = []string{
+	"github.com/golang-jwt", "github.com/gin-gonic", "github.com/valyala/fasthttp", "github.com/redis/go-redis",
+	"github.com/prometheus/", "go.opentelemetry.io/", "github.com/labstack/echo", "github.com/gofiber/fiber",
+}
+
 // apps are the programs of the check: one per adapter (Echo v5, Fiber v3 and
 // gRPC among them), one per Redis binding, one per metrics module, and one of
 // the rules module.
@@ -33,6 +40,7 @@ var apps = []app{
 	{name: "fibermw", module: root + "/fibermw", source: fiberApp},
 	{name: "echo5mw", module: root + "/echo5mw", source: echo5App},
 	{name: "fiber3mw", module: root + "/fiber3mw", source: fiber3App},
+	{name: "grpcmw", module: root + "/grpcmw", source: grpcApp, forbidden: grpcForbidden},
 	{name: "redis", module: root + "/store/redis", source: redisApp},
 	{name: "rueidis", module: root + "/store/rueidis", source: rueidisApp},
 	{name: "prometheus", module: root + "/metrics/prometheus", source: prometheusApp},

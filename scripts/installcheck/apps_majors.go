@@ -39,3 +39,27 @@ func main() {
 	log.Fatal(app.Listen("127.0.0.1:8080"))
 }
 `
+
+const grpcApp = `package main
+
+import (
+	"log"
+	"net"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/ratewarden/ratewarden/grpcmw"
+)
+
+func main() {
+	ln, err := net.Listen("tcp", "127.0.0.1:50051")
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := grpc.NewServer(grpcmw.PerIP("100/m").ServerOptions()...)
+	healthpb.RegisterHealthServer(srv, health.NewServer())
+	log.Fatal(srv.Serve(ln))
+}
+`
