@@ -163,7 +163,7 @@ func TestSetOverrides(t *testing.T) {
 }
 
 // A reload keeps the counters of policies whose limits did not change, and
-// starts afresh those whose limits did.
+// re-expresses those whose limits did: what a client used stays used.
 func TestLoadCarriesUnchangedCountersOn(t *testing.T) {
 	var heard []Reload
 	s, _ := newSet(t, apiRules, WithReloadHook(func(r Reload) { heard = append(heard, r) }))
@@ -177,7 +177,7 @@ func TestLoadCarriesUnchangedCountersOn(t *testing.T) {
 	w, _ := do(s, "POST", "/login")
 	assert.Equal(t, `"login";r=0;t=60`, w.Header().Get(httplimit.HeaderRateLimit), "login's 3/m carried on: third request")
 	w, _ = do(s, "GET", "/api/items", "X-API-Key", "k1")
-	assert.Equal(t, `"api/free";r=3;t=15`, w.Header().Get(httplimit.HeaderRateLimit), "a new limit counts afresh")
+	assert.Equal(t, `"api/free";r=1;t=45`, w.Header().Get(httplimit.HeaderRateLimit), "2 of 2/m spent, raised to 4/m: the third leaves 1")
 	assert.Equal(t, []Reload{{Source: "rules.yaml", Version: 2}}, heard)
 }
 
