@@ -72,7 +72,25 @@ func normalizePath(p string) string {
 	if isNormalPath(p) {
 		return p
 	}
-	return rewritePath(p)
+	out, _ := rewritePath(p, false)
+	return out
+}
+
+// pathForms returns the forms of p a policy's path conditions are matched
+// against: its normal form (see normalizePath) and, when p has a "." or
+// ".." segment (decoded: "%2E%2E" is one too), the form in which those are
+// kept as segments, otherwise "". Echo, Gin and Fiber do not resolve dot
+// segments, and route "/users/.." or "/users/%2E%2E" to "/users/:id", whose
+// policy must govern it, though the path resolves to "/".
+func pathForms(p string) (normal, dotted string) {
+	if isNormalPath(p) {
+		return p, ""
+	}
+	normal, dots := rewritePath(p, false)
+	if dots {
+		dotted, _ = rewritePath(p, true)
+	}
+	return normal, dotted
 }
 
 // isNormalPath reports whether normalizePath would return p unchanged.
@@ -106,8 +124,11 @@ func isNormalPath(p string) bool {
 func isDotOrEmpty(seg string) bool { return seg == "" || seg == "." || seg == ".." }
 
 // rewritePath is normalizePath for a path that is not normal: it builds the
-// normal form segment by segment.
-func rewritePath(p string) string {
+// normal form segment by segment; with keepDots, "." and ".." segments are
+// kept as segments rather than resolved. It reports whether p has a "." or
+// ".." segment.
+func rewritePath(p string, keepDots bool) (string, bool) {
+	dots := false
 	out := make([]byte, 0, len(p)+8)
 	trailing := true // whether the result ends in "/"
 	for p != "" {
@@ -123,10 +144,15 @@ func rewritePath(p string) string {
 		n := len(out)
 		out = append(out, '/')
 		out = appendSegment(out, raw)
-		switch seg := string(out[n+1:]); seg {
-		case "", ".":
+		seg := out[n+1:]
+		dot, dotdot := string(seg) == ".", string(seg) == ".." // no allocation: compared, not kept
+		dots = dots || dot || dotdot
+		switch {
+		case (dot || dotdot) && keepDots:
+			trailing = false
+		case len(seg) == 0 || dot:
 			out, trailing = out[:n], true
-		case "..":
+		case dotdot:
 			out = out[:n]
 			if i := bytes.LastIndexByte(out, '/'); i >= 0 {
 				out = out[:i]
@@ -139,7 +165,7 @@ func rewritePath(p string) string {
 	if trailing || len(out) == 0 {
 		out = append(out, '/')
 	}
-	return string(out)
+	return string(out), dots
 }
 
 // appendSegment appends seg (one segment, without '/') to out in normal form:

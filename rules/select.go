@@ -17,7 +17,9 @@ import (
 // does before its policies decide: every policy whose match holds, less
 // those removed by the replaces of a policy that applies (docs/rules.md,
 // "Which policies apply"). The path is matched in its normal form ("//",
-// "." and ".." resolved, unreserved characters decoded), taken as the client
+// "." and ".." resolved, unreserved characters decoded) and, when it has dot
+// segments, with them kept as segments too (Echo, Gin and Fiber route
+// "/users/.." to "/users/:id"), taken as the client
 // sent it when the request view implements keyfuncs.EscapedPathRequest (every
 // adapter's does), else from Path(); the host from keyfuncs.HostRequest, else
 // the Host header, without the port and case-insensitively. When the view
@@ -217,7 +219,11 @@ func (s *selector) Select(r keyfuncs.Request, dst []int) []int {
 func (s *selector) selectInto(r keyfuncs.Request, dst []int, set, tmp bitset) []int {
 	copy(set, s.pathless)
 	if s.paths != nil {
-		s.paths.walk(normalizePath(requestPath(r)), 1, set)
+		normal, dotted := pathForms(requestPath(r))
+		s.paths.walk(normal, 1, set)
+		if dotted != "" {
+			s.paths.walk(dotted, 1, set)
+		}
 	}
 	if s.routes != nil {
 		s.routes.addMatched(r, set)

@@ -120,16 +120,24 @@ func replacedByApplying(ps []Policy, i int, applies func(int) bool) bool {
 
 // naiveMatch checks every field of m against r, one value after another.
 func naiveMatch(m *Match, r keyfuncs.Request) bool {
-	path := normalizePath(r.Path())
+	paths := []string{normalizePath(r.Path())}
+	if dotted := referenceDotted(r.Path()); dotted != "" {
+		paths = append(paths, dotted)
+	}
 	pathOK := len(m.Paths) == 0 && len(m.Prefixes) == 0
 	route, routed := naiveRoute(matchedRoute(r))
 	for _, s := range m.Paths {
 		p, _ := parsePattern(s)
-		pathOK = pathOK || p.match(path) || routed && naiveSameRoute(&p, &route)
+		pathOK = pathOK || routed && naiveSameRoute(&p, &route)
+		for _, path := range paths {
+			pathOK = pathOK || p.match(path)
+		}
 	}
 	for _, pre := range m.Prefixes {
-		lpath, lpre := strings.ToLower(path), strings.ToLower(pre)
-		pathOK = pathOK || lpath == lpre || strings.HasPrefix(lpath, strings.TrimSuffix(lpre, "/")+"/")
+		for _, path := range paths {
+			lpath, lpre := strings.ToLower(path), strings.ToLower(pre)
+			pathOK = pathOK || lpath == lpre || strings.HasPrefix(lpath, strings.TrimSuffix(lpre, "/")+"/")
+		}
 	}
 	methodOK := len(m.Methods) == 0
 	for _, v := range m.Methods {
