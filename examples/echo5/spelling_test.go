@@ -15,7 +15,10 @@ import (
 // takes it to the same handler, and then the rules, which match the
 // normalised path, hold it as they hold the plain one. Echo gives a route's
 // last parameter the rest of the path, slashes and all: GET /api/items/1/
-// is item "1/"; the API's prefix governs it.
+// is item "1/", /api/items/1/2 item "1/2", and /api/items/%2E%2E/%2E%2E/x
+// item "%2E%2E/%2E%2E/x", a path whose normal form ("/x") leaves /api: the
+// rules match it with its dot segments kept too, and the API's prefix
+// governs it.
 func TestSpellings(t *testing.T) {
 	s := servertest.StartServer(t, start, "-rules", servertest.CopyRules(t, "rules.yaml"))
 	tests := []struct {
@@ -35,6 +38,12 @@ func TestSpellings(t *testing.T) {
 		{http.MethodPost, "/LOGIN", "/login", 404},
 		{http.MethodPost, "/%6cogin", "/login", 404},
 		{http.MethodGet, "/healthz/", "/healthz", 404},
+		{http.MethodGet, "/api/items/1/2", "/api/items/1", 200},
+		{http.MethodGet, "/api/items/1/x/", "/api/items/1", 200},
+		{http.MethodGet, "/api/items/%2E%2E", "/api/items/1", 200},
+		{http.MethodGet, "/api/items/.", "/api/items/1", 200},
+		{http.MethodGet, "/api/items/%2E%2E/%2E%2E/x", "/api/items/1", 200},
+		{http.MethodDelete, "/api/items/1/%2E%2E/%2E%2E/%2E%2E", "/api/items/1", 200},
 	}
 	headers := []string{"X-API-Key", "k-spelling", "X-Password", "right"}
 	for _, tt := range tests {
