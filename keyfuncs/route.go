@@ -8,11 +8,13 @@ package keyfuncs
 // the path, "/users/7/x" for "/users/:id"; Gin routes "/users/%2E%2E" to
 // it) is governed by the policies of that handler's route.
 //
-// The views of echomw (Echo v4), echo5mw (Echo v5) and ginmw implement it.
-// Fiber's do not: the middleware of app.Use runs on the mount it was used
-// on, before the router has picked the final route. Nor does stdhttp's: the
-// middleware wraps the whole ServeMux, which sets Request.Pattern only for
-// the handler it calls.
+// The views of echomw (Echo v4), echo5mw (Echo v5) and ginmw implement it,
+// and fiber3mw's, which can tell the route only when the middleware is on
+// the route itself (app.Get("/users/:id", mw, handler)): the middleware of
+// app.Use runs on the mount it was used on, before Fiber has picked the
+// final route, so in app.Use it says "". fibermw's (Fiber v2) does not, for
+// the same reason; nor does stdhttp's: the middleware wraps the whole
+// ServeMux, which sets Request.Pattern only for the handler it calls.
 type MatchedRouteRequest interface {
 	// MatchedRoute returns the path pattern of the route the framework's
 	// router matched for this request, as the route was registered, in the
