@@ -190,7 +190,7 @@ func naiveRoute(route string) (pattern, bool) {
 		switch {
 		case strings.HasPrefix(seg, ":") && !strings.ContainsAny(seg[1:], wild):
 			segs[i] = fmt.Sprintf("{p%d}", i)
-		case strings.HasPrefix(seg, "*") && last && !strings.ContainsAny(seg[1:], wild):
+		case (strings.HasPrefix(seg, "*") || strings.HasPrefix(seg, "+")) && last && !strings.ContainsAny(seg[1:], wild):
 			segs[i] = fmt.Sprintf("{p%d...}", i)
 		case seg == "{$}" && last:
 			segs[i] = ""
@@ -248,7 +248,7 @@ func randomRoute(rng *rand.Rand) string {
 		}
 	}
 	if p.tail != tailNone {
-		b.WriteString([]string{"/*", "/*rest", "/{rest...}"}[rng.IntN(3)])
+		b.WriteString([]string{"/*", "/*rest", "/{rest...}", "/+"}[rng.IntN(4)])
 	}
 	if b.Len() == 0 {
 		return "/"

@@ -48,8 +48,9 @@ func appendPatternKey(dst []byte, p *pattern) []byte {
 }
 
 // appendRouteKey appends the key of route, a path pattern in a framework's
-// syntax (Echo's and Gin's ":id", "*" and "*name"; net/http's "{id}",
-// "{name...}" and a last "{$}"), and reports whether it has one: a route
+// syntax (Echo's and Gin's ":id", "*" and "*name"; Fiber's ":id", ":id?",
+// "*" and "+"; net/http's "{id}", "{name...}" and a last "{$}"), and reports
+// whether it has one: a route
 // that does not start with "/", or with a wildcard inside a segment
 // ("/file.:ext", "/static*", an escaped "\:"), is like no pattern of the
 // rules, and has none.
@@ -147,8 +148,8 @@ func routeSegmentKind(seg string, last bool) int {
 		return routeLiteral
 	case seg[0] == ':' && !hasWildcard(seg[1:]):
 		return routeParam
-	case seg[0] == '*' && last && !hasWildcard(seg[1:]):
-		return routeRest
+	case (seg[0] == '*' || seg[0] == '+') && last && !hasWildcard(seg[1:]):
+		return routeRest // Fiber's "+" is a catch-all of one byte or more
 	case isParam(seg):
 		name := seg[1 : len(seg)-1]
 		switch {

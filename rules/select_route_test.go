@@ -19,6 +19,9 @@ func TestRouteKey(t *testing.T) {
 		{"/files/*filepath", "/files/{path...}"},
 		{"/files/{p...}", "/files/{rest...}"},
 		{"/*", "/{rest...}"},
+		{"/files/+", "/files/{rest...}"},
+		{"/users/:id?", "/users/{id}"},
+		{"/users/:id<int>", "/users/{id}"},
 		{"/users/{$}", "/users/"},
 		{"/caf\u00e9/:x", "/caf%C3%A9/{x}"},
 		{"/%7euser/:", "/~user/{id}"},
@@ -50,7 +53,7 @@ func TestRouteKey(t *testing.T) {
 			assert.NotEqual(t, string(appendPatternKey(nil, &p)), string(key), "%q and %q", c.route, c.pattern)
 		}
 	}
-	for _, route := range []string{"", "users/:id", "/file.:ext", "/static*", "/a/*/b", "/v1/:name\\:cancel",
+	for _, route := range []string{"", "users/:id", "/file.:ext", "/static*", "/flights/:from-:to", "/a/*/b", "/v1/:name\\:cancel",
 		"/a/{p...}/b", "/a/{$}/b", "/a/{x:y}", "/a/{x", "/a\\:b"} {
 		_, ok := appendRouteKey(nil, route)
 		assert.False(t, ok, "%q is no pattern of the rules", route)
