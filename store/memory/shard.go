@@ -237,7 +237,7 @@ func applyWord(d *core.Decision, m *meterVal, req *core.TakeRequest, unit, now i
 		if v < 0 {
 			return v, nil
 		}
-		if m.unit.Load() != unit {
+		if u := m.unit.Load(); u != unit && unit != 0 { // 0: invalid figures, which Decide refuses
 			return wordStale, nil
 		}
 		next := req.AdvanceWord(v, now)

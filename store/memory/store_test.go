@@ -251,3 +251,24 @@ func TestSweeperRunsAndCloseEndsIt(t *testing.T) {
 		synctest.Wait() // no goroutine left behind, or synctest.Test fails
 	})
 }
+
+// A request under invalid figures for a held meter is refused and leaves the
+// interval the word was written under alone, so the next valid request
+// decides on the word as it was.
+func TestInvalidFiguresLeaveAHeldWordAlone(t *testing.T) {
+	st, err := memory.New(memory.WithSweepInterval(0))
+	require.NoError(t, err)
+	defer st.Close()
+	ctx := context.Background()
+	req := core.TakeRequest{Key: "k", Algorithm: core.GCRA, Limits: []core.Limit{core.PerHour(5)}, Cost: 3, Now: storetest.Start}
+	_, err = st.Take(ctx, req)
+	require.NoError(t, err)
+	bad := req
+	bad.Limits = []core.Limit{{Rate: 0, Period: time.Hour}}
+	_, err = st.Take(ctx, bad)
+	require.ErrorIs(t, err, core.ErrInvalidLimit)
+	req.Limits, req.Cost = []core.Limit{core.PerHour(10)}, 0
+	d, err := st.Take(ctx, req)
+	require.NoError(t, err)
+	assert.Equal(t, int64(7), d.Remaining, "3 of 5/h re-expressed under 10/h")
+}
