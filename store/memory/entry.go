@@ -131,7 +131,7 @@ func (e *entry) decideHeld(d *core.Decision, tag uint64, req *core.TakeRequest, 
 	if e.dead || e.tag != tag {
 		return false, nil
 	}
-	if !core.SameFigures(e.limits, req.Limits) {
+	if !core.SameFigures(e.limits, req.Limits) && validLimits(req) {
 		req.Reexpress(e.states, e.limits, now)
 		e.setLimits(req.Limits)
 	}
@@ -186,4 +186,16 @@ func (sh *shard) insertEntry(d *core.Decision, tag uint64, req *core.TakeRequest
 	s.val.Store(e)
 	sh.entries.publish(s, tag)
 	return nil
+}
+
+// validLimits reports whether req's algorithm can enforce every one of its
+// limits: figures a store may record its states as written under (Decide
+// refuses the others).
+func validLimits(req *core.TakeRequest) bool {
+	for _, l := range req.Limits {
+		if req.Algorithm.ValidateLimit(l) != nil {
+			return false
+		}
+	}
+	return true
 }

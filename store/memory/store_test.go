@@ -260,15 +260,17 @@ func TestInvalidFiguresLeaveAHeldWordAlone(t *testing.T) {
 	require.NoError(t, err)
 	defer st.Close()
 	ctx := context.Background()
-	req := core.TakeRequest{Key: "k", Algorithm: core.GCRA, Limits: []core.Limit{core.PerHour(5)}, Cost: 3, Now: storetest.Start}
-	_, err = st.Take(ctx, req)
-	require.NoError(t, err)
-	bad := req
-	bad.Limits = []core.Limit{{Rate: 0, Period: time.Hour}}
-	_, err = st.Take(ctx, bad)
-	require.ErrorIs(t, err, core.ErrInvalidLimit)
-	req.Limits, req.Cost = []core.Limit{core.PerHour(10)}, 0
-	d, err := st.Take(ctx, req)
-	require.NoError(t, err)
-	assert.Equal(t, int64(7), d.Remaining, "3 of 5/h re-expressed under 10/h")
+	for _, n := range []int{1, 2} { // a word, an entry
+		req := core.TakeRequest{Key: "k", Algorithm: core.GCRA, Limits: []core.Limit{core.PerHour(5), core.Every(50, 24*time.Hour)}[:n], Cost: 3, Now: storetest.Start}
+		_, err = st.Take(ctx, req)
+		require.NoError(t, err)
+		bad := req
+		bad.Limits = append([]core.Limit{{Rate: 0, Period: time.Hour}}, req.Limits[1:]...)
+		_, err = st.Take(ctx, bad)
+		require.ErrorIs(t, err, core.ErrInvalidLimit)
+		req.Limits[0], req.Cost = core.PerHour(10), 0
+		d, err := st.Take(ctx, req)
+		require.NoError(t, err)
+		assert.Equal(t, int64(7), d.Remaining, "%d limits: 3 of 5/h re-expressed under 10/h", n)
+	}
 }
