@@ -35,7 +35,14 @@
 // asked). RateLimit-Policy names every policy that applied; on a 429,
 // RateLimit and the problem body name the one that denied. Paths are matched
 // normalised ("//", "/./", "/../" and percent-encoded unreserved characters
-// resolved), the same way in every adapter, with no regular expression.
+// resolved), the same way in every adapter, with no regular expression,
+// without regard to ASCII case or a trailing "/", and a policy on GET also
+// matches HEAD. A path with "." or ".." segments is matched with them kept
+// too, and a route pattern also governs every request routed to that route
+// when the adapter tells the route its router matched
+// (keyfuncs.MatchedRouteRequest: echomw, echo5mw, ginmw, fiber3mw on a
+// route), because Echo, Gin and Fiber route "/users/.." and Echo
+// "/users/7/x" to "/users/:id".
 //
 // [Set.Load] and [Set.Replace] swap in a new document atomically: a request
 // sees the old rules or the new, never a mix, and a policy whose limits did
