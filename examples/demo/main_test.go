@@ -85,7 +85,8 @@ func TestDemoReload(t *testing.T) {
 	assert.Contains(t, before, "version 1: policy api, limits: [3/m]")
 	assert.Contains(t, before, ": 200 200 200 429 429 429 429 429\nadmitted 3 of 8; RateLimit-Policy: \"api\";q=3;w=60\n")
 	assert.Contains(t, after, "the reload hook heard: rules.yaml version 2 loaded")
-	assert.Contains(t, after, ": 200 200 200 200 200 200 429 429\nadmitted 6 of 8; RateLimit-Policy: \"api\";q=6;w=60\n")
+	assert.Contains(t, after, "the 3 requests this client spent under 3/m stay spent")
+	assert.Contains(t, after, ": 200 200 200 429 429 429 429 429\nadmitted 3 of 8; RateLimit-Policy: \"api\";q=6;w=60\n", "an edit keeps what was used")
 	assert.Empty(t, errOut.String())
 }
 

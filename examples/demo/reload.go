@@ -35,7 +35,8 @@ policies:
 // the net/http middleware with rules.WatchFile. It sends a burst, edits the
 // file (a new version with a higher limit), waits for the reload hook to hear
 // of it, and sends the burst again: the new limit takes effect without a
-// restart. It prints RateLimit-Policy before and after.
+// restart, and what the client used under the old one stays used (3 of the
+// new 6 are left). It prints RateLimit-Policy before and after.
 func reloadDemo(out io.Writer) error {
 	dir, err := os.MkdirTemp("", "ratewarden-demo-")
 	if err != nil {
@@ -67,6 +68,7 @@ func reloadDemo(out io.Writer) error {
 	}
 	fmt.Fprintf(out, "\nthe file saved as version 2 with limits: [6/m]; the reload hook heard: %s version %d loaded (%s after the save), no restart\n",
 		filepath.Base(r.Source), r.Version, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(out, "the 3 requests this client spent under 3/m stay spent: 3 of the 6 are left\n")
 	return printBurst(out, url)
 }
 
