@@ -156,20 +156,3 @@ func TestCounterChanges(t *testing.T) {
 	assert.Empty(t, CounterChanges(nil, nil))
 	assert.Equal(t, "CounterFate(9)", CounterFate(9).String())
 }
-
-func ExampleCounterChanges() {
-	old, err := Parse([]byte("schema: 1\nversion: 1\npolicies:\n  - {name: api, limits: [1000/d]}\n  - {name: login, limits: [5/m]}\n"), "v1.yaml")
-	if err != nil {
-		panic(err)
-	}
-	edited, err := Parse([]byte("schema: 1\nversion: 2\npolicies:\n  - {name: api, limits: [2000/d]}\n  - {name: login, algorithm: fixed-window, limits: [5/m]}\n"), "v2.yaml")
-	if err != nil {
-		panic(err)
-	}
-	for _, c := range CounterChanges(old, edited) {
-		fmt.Println(c)
-	}
-	// Output:
-	// api: re-expressed (1000/d -> 2000/d)
-	// login: restarted (gcra -> fixed-window)
-}

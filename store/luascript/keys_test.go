@@ -24,6 +24,8 @@ func TestKeysNameNoFigures(t *testing.T) {
 		return c.appendKeys(nil, core.TakeRequest{Namespace: "api", Key: "k", Algorithm: alg, Limits: limits}, encs)
 	}
 	assert.Equal(t, []string{"{api:k}:g"}, keys(core.GCRA, core.PerSecond(10)))
+	tier := c.appendKeys(nil, core.TakeRequest{Namespace: "api\x00api/pro", Key: "k", Algorithm: core.GCRA, Limits: []core.Limit{core.PerSecond(1)}}, []*encodedLimit{nil})
+	assert.Equal(t, []string{"{api%00api/pro:k}:g"}, tier, "a tier's namespace: NUL escaped")
 	assert.Equal(t, keys(core.GCRA, core.PerSecond(10)), keys(core.GCRA, core.PerHour(3).WithBurst(7)), "an edit keeps the key")
 	assert.NotEqual(t, keys(core.GCRA, core.PerSecond(10)), keys(core.TokenBucket, core.PerSecond(10)), "another algorithm, another key")
 	two := keys(core.FixedWindow, core.PerSecond(10), core.PerHour(100))
