@@ -50,6 +50,20 @@
 // hook ([WithReloadHook]) and the log hear why, and the rules in force stay.
 // [Set.Reset] and [Set.Peek] reach a client's counters under a policy.
 //
+// # Identity
+//
+// A document is identified by its version and its content digest
+// ([Document.Digest]: the SHA-256 of its canonical form, so that the same
+// rules in YAML or JSON, commented or not, have one digest). Two documents
+// of one version must be the same rules: [Set.Load] refuses the version in
+// force with another digest ([ErrVersionConflict]) and, unless
+// [AllowDowngrade], an older version ([ErrDowngrade]); [PushRules] refuses a
+// push of the stored version with another digest; a [RedisWatcher] whose
+// rules in force disagree with Redis's follows Redis and logs both. The
+// version and digest in force are on [Set.Identity], in every [Reload], and
+// reach every observer that implements [RulesObserver] (the metrics
+// modules' gauge).
+//
 // # Sources
 //
 // [WatchFile] keeps a Set loaded from a file: it reloads on every change,

@@ -41,6 +41,17 @@ import (
 // same half second before it is refused, since editors that write a new file
 // (vim) leave it empty for a moment.
 //
+// Every load after the first is checked for the document's identity
+// (Identity, as Set.Load checks it): a file of the version in force with
+// other rules is refused (ErrVersionConflict), and so is a file older than
+// the rules in force (ErrDowngrade) unless WithFileDowngrades allows it; the
+// refusal reaches the reload hook and the log, and the rules in force stay.
+// The first load (WatchFile's) takes the file whatever the Set was built
+// with. A rewrite in place can show the watcher the first part of the new
+// file, and that part can parse: within half a second of a load, a file of
+// the same version with other rules is taken as the rest of that write and
+// loaded, with a warning in the log.
+//
 // Where the system cannot watch (fsnotify is unavailable, the inotify limits
 // are reached, the folder is gone) the watcher polls the file every
 // DefaultFilePollInterval until it can watch again; WithFilePollInterval makes
@@ -63,6 +74,8 @@ type FileWatcher struct {
 	mu       sync.Mutex // serialises reads and loads (the goroutine's, Reload's)
 	last     [sha256.Size]byte
 	loaded   bool        // last holds the bytes of the last load
+	started  bool        // the first load is done: later loads are checked (admit)
+	lastLoad time.Time   // when a load of the file last took effect
 	failing  time.Time   // since when the file is unreadable or empty; zero otherwise
 	reported string      // the read error last reported, so that it is reported once
 	grace    *time.Timer // fires absentGrace after failing, to look again
@@ -249,7 +262,27 @@ func (w *FileWatcher) check(now bool) error {
 		return nil
 	}
 	w.last, w.loaded = sum, true
-	return w.set.Load(raw, w.source)
+	err = w.set.Load(raw, w.source, w.loadOptions()...)
+	w.started = true
+	if err == nil {
+		w.lastLoad = w.cfg.now()
+	}
+	return err
+}
+
+// loadOptions are the identity rules of the next load (see FileWatcher):
+// the first takes the file whatever the Set held; a document of the version
+// in force with other rules is refused, but within absentGrace of a load
+// (a rewrite in place whose first writes happened to parse), and an older
+// one unless WithFileDowngrades allows it.
+func (w *FileWatcher) loadOptions() []LoadOption {
+	switch {
+	case !w.started:
+		return []LoadOption{initial()}
+	case w.cfg.downgrade:
+		return []LoadOption{AllowDowngrade(), rest(w.cfg.now().Sub(w.lastLoad) < absentGrace)}
+	}
+	return []LoadOption{rest(w.cfg.now().Sub(w.lastLoad) < absentGrace)}
 }
 
 // unreadable handles a failed read (see check).

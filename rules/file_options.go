@@ -35,6 +35,41 @@ type fileConfig struct {
 	poll time.Duration
 	// noNotify polls only, never asking fsnotify (withoutNotify).
 	noNotify bool
+	// downgrade loads a file older than the rules in force
+	// (WithFileDowngrades).
+	downgrade bool
+	// clock times the loads, for the grace of a rewrite in place (see
+	// FileWatcher); nil is the system's (withFileClock).
+	clock core.Clock
+}
+
+// WithFileDowngrades lets a FileWatcher load a file whose version is older
+// than the rules in force, which it refuses otherwise (ErrDowngrade, reported
+// to the reload hook and the log), as Set.Load does without AllowDowngrade:
+// for a deployment that rolls back by putting an older file in place. A file
+// of the version in force with other rules is refused still.
+func WithFileDowngrades() FileOption {
+	return func(c *fileConfig) error {
+		c.downgrade = true
+		return nil
+	}
+}
+
+// withFileClock times the watcher's loads by clk: the tests move past the
+// grace of a rewrite in place without waiting.
+func withFileClock(clk core.Clock) FileOption {
+	return func(c *fileConfig) error {
+		c.clock = clk
+		return nil
+	}
+}
+
+// now is the time by the watcher's clock.
+func (c fileConfig) now() time.Time {
+	if c.clock != nil {
+		return c.clock.Now()
+	}
+	return time.Now()
 }
 
 // WithFilePollInterval makes a FileWatcher re-read the file every d besides

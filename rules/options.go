@@ -28,14 +28,17 @@ type config struct {
 }
 
 // Reload is what the reload hook hears after every Load or Replace: the
-// document's source and version, and the error that kept it out (nil when it
-// took effect).
+// document's source, version and digest, and the error that kept it out (nil
+// when it took effect).
 type Reload struct {
 	// Source names where the document came from: a file path, "redis".
 	Source string
 	// Version is the version of the document that was loaded, or, when
 	// Err is set, of the document still in force.
 	Version int64
+	// Digest is that document's digest (Document.Digest): with Version,
+	// what every instance of a fleet should report alike.
+	Digest string
 	// Err is why the document was refused; the rules in force stayed.
 	Err error
 }

@@ -49,10 +49,14 @@ var (
 	ErrNoRules = errors.New("ratewarden: no rules in redis")
 	// ErrRedisGarbage reports a rules key holding what no push writes: a
 	// value of another type, a version that is not a positive integer, no
-	// text, or a text whose own version is not the stored one.
+	// text, a text whose own version is not the stored one, or a digest
+	// that is not the text's (a key edited by hand).
 	ErrRedisGarbage = errors.New("ratewarden: unreadable rules in redis")
-	// ErrStaleRules reports a push refused because its version is not newer
-	// than the stored one.
+	// ErrStaleRules reports a push refused because its version is older
+	// than the stored one, or is the stored one and Redis keeps no digest of
+	// it (pushed by a ratewarden that stored none) to tell the same rules
+	// from others. (The stored version with other rules is refused with
+	// ErrVersionConflict.)
 	ErrStaleRules = errors.New("ratewarden: rules version is not newer than the stored one")
 	// ErrWatcherClosed reports a call on a closed RedisWatcher.
 	ErrWatcherClosed = errors.New("ratewarden: rules watcher closed")
@@ -178,10 +182,14 @@ func (c *redisConfig) docKey() string  { return c.prefix + "{rules}:doc" }
 func (c *redisConfig) channel() string { return c.prefix + "{rules}:announce" }
 
 // PushRules validates raw (Parse) and stores it in Redis, in one script: it
-// stores the text and its version only when the version is newer than the
-// stored one, and then announces the version to every RedisWatcher. It
-// returns the version Redis holds after the call: raw's, or, for a refused
-// push (an error wrapping ErrStaleRules), the newer or equal one Redis kept.
+// stores the text, its version and its digest (Document.Digest) only when the
+// version is newer than the stored one, and then announces the version and
+// digest to every RedisWatcher. Pushing the rules Redis holds again (the same
+// version and digest) changes nothing and announces them again: it succeeds,
+// so that a deployment may push on every run. It returns the version Redis
+// holds after the call: raw's, or, for a refused push, the one Redis kept:
+// newer (an error wrapping ErrStaleRules), or the same with another digest
+// (ErrVersionConflict).
 // It returns a *Problems (wrapping ErrInvalidRules) for a document that fails
 // validation, which is not sent, an error wrapping ErrRedisGarbage when the
 // rules key holds what no push wrote (delete it to start afresh), and one
@@ -200,20 +208,23 @@ func PushRules(ctx context.Context, b RedisBackend, raw []byte, opts ...RedisOpt
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
+	id := Identity{Version: doc.Version, Digest: doc.Digest()}
 	version := strconv.FormatInt(doc.Version, 10)
 	reply, err := b.Eval(ctx, pushScript.sha1, pushScript.source,
-		[]string{c.docKey()}, []string{version, string(raw), c.channel()})
+		[]string{c.docKey()}, []string{version, string(raw), c.channel(), id.stamp()})
 	if err != nil {
 		return 0, fmt.Errorf("%w: push: %w", ErrRedisFailed, err)
 	}
-	return c.decodePush(reply, doc.Version)
+	return c.decodePush(reply, id)
 }
 
 // FetchRules returns the document Redis holds and its version. When the
 // document cannot be used, it returns the text and version it could read
 // with an error: wrapping ErrRedisGarbage (and the *Problems of a text that
-// fails validation, or that is not the stored version's), ErrNoRules when
-// nothing was pushed, or ErrRedisFailed when Redis fails.
+// fails validation, that is not the stored version's, or whose digest is not
+// the stored digest), ErrNoRules when nothing was pushed, or ErrRedisFailed
+// when Redis fails. The digest of a document FetchRules returns without an
+// error is that of Parse(raw).Digest().
 func FetchRules(ctx context.Context, b RedisBackend, opts ...RedisOption) (raw []byte, version int64, err error) {
 	c, err := newRedisConfig(opts)
 	if err != nil {
@@ -233,9 +244,14 @@ func FetchRules(ctx context.Context, b RedisBackend, opts ...RedisOption) (raw [
 }
 
 // parseStored parses a stored document and checks that its own version is
-// the stored one (a push stores both from one document; a hand-written key
-// may differ, and a watcher would reload it forever).
+// the stored one, and its digest the stored digest (a push stores them from
+// one document; a hand-written key may differ, and a watcher would reload it
+// forever, or run other rules than the version says).
 func (c *redisConfig) parseStored(st stored) (*Document, error) {
+	id, err := c.identity(st)
+	if err != nil {
+		return nil, err
+	}
 	doc, err := Parse(st.text, RedisSource)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrRedisGarbage, c.docKey(), err)
@@ -244,7 +260,30 @@ func (c *redisConfig) parseStored(st stored) (*Document, error) {
 		return nil, fmt.Errorf("%w: %s: the document's version is %d, the stored version %d",
 			ErrRedisGarbage, c.docKey(), doc.Version, st.version)
 	}
+	if d := doc.Digest(); id.Digest != "" && d != id.Digest {
+		return nil, fmt.Errorf("%w: %s: the stored digest %s is not the digest of the stored text, %s: the key was changed by other means than a push (push the rules under a new version)",
+			ErrRedisGarbage, c.docKey(), ShortDigest(id.Digest), ShortDigest(d))
+	}
 	return doc, nil
+}
+
+// identity returns the identity Redis holds: the stored version and its
+// digest, or no digest when the field is missing or names another version
+// (a push by a ratewarden that stored no digest). A field no push writes
+// is garbage.
+func (c *redisConfig) identity(st stored) (Identity, error) {
+	if st.stamp == "" {
+		return Identity{Version: st.version}, nil
+	}
+	id, ok := parseStamp(st.stamp)
+	if !ok {
+		return Identity{}, fmt.Errorf("%w: %s: the digest %q is not the \"<version>:<sha-256>\" a push writes",
+			ErrRedisGarbage, c.docKey(), shorten(st.stamp))
+	}
+	if id.Version != st.version {
+		return Identity{Version: st.version}, nil
+	}
+	return id, nil
 }
 
 // shorten bounds a value quoted in a message.

@@ -29,16 +29,16 @@ func TestWatchRedisCluster(t *testing.T) {
 	s, reloads := newRedisSet(t, 1)
 
 	w := watch(t, s, newRESP(other), prefix)
-	assert.Equal(t, Reload{Source: RedisSource, Version: 2}, nextReload(t, reloads), "read through a redirection")
+	assert.Equal(t, redisLoad(2, "2/s"), nextReload(t, reloads), "read through a redirection")
 	subscribedAndPolled(t, w, 1)
 	push(t, pusher, prefix, 3, "3/s")
-	assert.Equal(t, Reload{Source: RedisSource, Version: 3}, nextReload(t, reloads))
+	assert.Equal(t, redisLoad(3, "3/s"), nextReload(t, reloads))
 	waitStats(t, w, "the announcement", func(s RedisWatcherStats) bool { return s.Announcements == 1 })
 
 	killPubSub(t, other)
 	subscribedAndPolled(t, w, 2)
 	push(t, pusher, prefix, 4, "4/s")
-	assert.Equal(t, Reload{Source: RedisSource, Version: 4}, nextReload(t, reloads))
+	assert.Equal(t, redisLoad(4, "4/s"), nextReload(t, reloads))
 	waitStats(t, w, "the announcement on the new subscription", func(s RedisWatcherStats) bool { return s.Announcements == 2 })
 	assert.Equal(t, int64(4), s.Version())
 }

@@ -9,9 +9,13 @@ import (
 )
 
 // The rules in Redis are one hash, <prefix>{rules}:doc, with the fields text
-// (the document as pushed) and version (its version, a positive decimal
-// integer), and one channel, <prefix>{rules}:announce, on which a push
-// publishes the version it stored. The scripts below are the only code that
+// (the document as pushed), version (its version, a positive decimal
+// integer) and digest (its identity, "<version>:<Document.Digest>"), and one
+// channel, <prefix>{rules}:announce, on which a push publishes the identity
+// it stored. The digest field names its version so that a push by a
+// ratewarden that wrote no digest (which leaves the field as it was) is seen
+// for what it is: a digest of another version, ignored, rather than a
+// tampered one. The scripts below are the only code that
 // touches them; each replies with an array of strings whose first names the
 // outcome, so that a key holding garbage is reported as such rather than as
 // a Lua or WRONGTYPE error.
@@ -41,37 +45,56 @@ local function stored()
 end
 `
 
-// pushScript stores ARGV[2] (the text) with version ARGV[1] when the key is
-// empty or holds an older version, and then publishes the version on ARGV[3];
-// it replies {'ok', version}, or {'stale', stored version}. Versions are
-// compared as the decimal strings they are (longer is larger, then
-// lexically), exactly for every int64, which Lua's doubles are not.
+// pushScript stores ARGV[2] (the text) with version ARGV[1] and identity
+// ARGV[4] ("<version>:<digest>") when the key is empty or holds an older
+// version, and then publishes the identity on ARGV[3]; it replies {'ok',
+// version}. The version stored with the digest stored (the same rules) is
+// announced again, and changes nothing: {'same', version}. It refuses the
+// version stored with another digest, {'conflict', version, stored
+// identity}, and an older version, or the version stored without a digest
+// of it, {'stale', stored version}. Versions are compared as the decimal
+// strings they are (longer is larger, then lexically), exactly for every
+// int64, which Lua's doubles are not.
 var pushScript = newLuaScript("push", luaStored+`
 local cur, why = stored()
 if why and why[1] ~= 'none' then return why end
-if cur and (#ARGV[1] < #cur or (#ARGV[1] == #cur and ARGV[1] <= cur)) then
+if cur and ARGV[1] == cur then
+  local held = redis.call('HGET', KEYS[1], 'digest')
+  if held == ARGV[4] then
+    redis.call('PUBLISH', ARGV[3], ARGV[4])
+    return {'same', cur}
+  end
+  if held and string.sub(held, 1, #cur + 1) == cur .. ':' then
+    return {'conflict', cur, held}
+  end
   return {'stale', cur}
 end
-redis.call('HSET', KEYS[1], 'text', ARGV[2], 'version', ARGV[1])
-redis.call('PUBLISH', ARGV[3], ARGV[1])
+if cur and (#ARGV[1] < #cur or (#ARGV[1] == #cur and ARGV[1] < cur)) then
+  return {'stale', cur}
+end
+redis.call('HSET', KEYS[1], 'text', ARGV[2], 'version', ARGV[1], 'digest', ARGV[4])
+redis.call('PUBLISH', ARGV[3], ARGV[4])
 return {'ok', ARGV[1]}
 `)
 
-// readScript replies {'ok', version} or, when ARGV[1] is '1', {'ok',
-// version, text}: one round trip that reads both, so that they belong
-// together.
+// readScript replies {'ok', version, digest} or, when ARGV[1] is '1', {'ok',
+// version, digest, text}: one round trip that reads them, so that they
+// belong together. The digest is the field as stored, ” when there is none.
 var readScript = newLuaScript("read", luaStored+`
 local cur, why = stored()
 if why then return why end
-if ARGV[1] ~= '1' then return {'ok', cur} end
+local digest = redis.call('HGET', KEYS[1], 'digest') or ''
+if ARGV[1] ~= '1' then return {'ok', cur, digest} end
 local text = redis.call('HGET', KEYS[1], 'text')
 if not text then return {'notext', cur} end
-return {'ok', cur, text}
+return {'ok', cur, digest, text}
 `)
 
-// stored is what Redis holds: a version and, when it was asked for, the text.
+// stored is what Redis holds: a version, the digest field and, when it was
+// asked for, the text.
 type stored struct {
 	version int64
+	stamp   string
 	text    []byte
 }
 
@@ -92,34 +115,47 @@ func (c *redisConfig) read(ctx context.Context, b RedisBackend, withText bool) (
 	if err != nil {
 		return stored{}, err
 	}
-	st := stored{version: v}
-	if !withText {
-		return st, nil
+	want := 3
+	if withText {
+		want = 4
 	}
-	if len(reply) != 3 {
-		return st, c.unexpected(reply)
+	if len(reply) != want {
+		return stored{version: v}, c.unexpected(reply)
 	}
-	st.text = []byte(reply[2])
+	st := stored{version: v, stamp: reply[2]}
+	if withText {
+		st.text = []byte(reply[3])
+	}
 	return st, nil
 }
 
 // decodePush returns what a push's reply says: the version Redis holds, and
 // why it refused the push.
-func (c *redisConfig) decodePush(reply []string, pushed int64) (int64, error) {
-	if len(reply) > 0 && reply[0] == "stale" && len(reply) == 2 {
+func (c *redisConfig) decodePush(reply []string, pushed Identity) (int64, error) {
+	switch {
+	case len(reply) == 2 && reply[0] == "stale":
 		held, err := c.version(reply[1])
 		if err != nil {
 			return 0, err
 		}
-		return held, fmt.Errorf("%w: version %d pushed, %s holds version %d: raise the document's version above it", ErrStaleRules, pushed, c.docKey(), held)
+		return held, fmt.Errorf("%w: version %d pushed, %s holds version %d: raise the document's version above it", ErrStaleRules, pushed.Version, c.docKey(), held)
+	case len(reply) == 3 && reply[0] == "conflict":
+		held, ok := parseStamp(reply[2])
+		if !ok || reply[1] != strconv.FormatInt(pushed.Version, 10) {
+			return 0, c.unexpected(reply)
+		}
+		return held.Version, fmt.Errorf("%w: %s pushed, %s holds %s, other rules under the same version: raise the document's version above %d",
+			ErrVersionConflict, pushed, c.docKey(), held, held.Version)
+	case len(reply) == 2 && reply[0] == "same" && reply[1] == strconv.FormatInt(pushed.Version, 10):
+		return pushed.Version, nil
 	}
 	if err := c.outcome(reply); err != nil {
 		return 0, err
 	}
-	if len(reply) != 2 || reply[1] != strconv.FormatInt(pushed, 10) {
+	if len(reply) != 2 || reply[1] != strconv.FormatInt(pushed.Version, 10) {
 		return 0, c.unexpected(reply)
 	}
-	return pushed, nil
+	return pushed.Version, nil
 }
 
 // outcome returns the error a script's reply reports, or nil for 'ok' with

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"context"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,8 +28,8 @@ type RedisWatcher struct {
 	subCancel  context.CancelFunc // ends the current subscription
 
 	// Owned by the loop goroutine (and start, before it runs).
-	badVersion int64 // a stored version that was refused: polls skip it
-	lastErr    error // the failure of the latest read or load
+	badID   Identity // a stored document that was refused: polls skip it
+	lastErr error    // the failure of the latest read or load
 
 	stats struct{ subscriptions, announcements, polls, loads, failures atomic.Int64 }
 }
@@ -54,15 +53,20 @@ type RedisWatcherStats struct {
 
 // WatchRedis loads the rules kept in Redis (see PushRules) into s, and keeps
 // them in step until Close. At start it fetches the document and loads it
-// when its version differs from s.Version(); if that fails (Redis down, no
+// when its identity (version and digest) differs from s.Identity(); if that fails (Redis down, no
 // rules pushed yet, a document s refuses), it loads the fallback file
 // (WithFallbackFile) or keeps the rules s was built with, logs that it does
 // and tells s's reload hook (a Reload from RedisSource with the error), and
 // keeps trying. Then it subscribes to the announcements of pushes and loads
 // each announced document; since pub/sub delivers at most once, it also reads
-// the stored version every poll interval (WithRedisPollInterval) and right after
-// every subscription, and loads the document whenever the version differs
-// from s.Version(). A subscription that is lost (a node restarts, CLIENT KILL
+// the stored version and digest every poll interval (WithRedisPollInterval)
+// and right after every subscription, and loads the document whenever they
+// differ from s.Identity(). Redis is the truth: a document older than the
+// one in force, or of its version with another digest (a fallback file that
+// disagrees with Redis), is loaded too, and the log says so (a warning naming
+// both). A digest stored beside the text that is not the text's own is
+// garbage (ErrRedisGarbage): the document is refused and the rules in force
+// stay. A subscription that is lost (a node restarts, CLIENT KILL
 // TYPE pubsub) is renewed, and so is one that a poll finds behind. A document
 // refused once (it fails validation, or its key holds garbage) is not read
 // again until its version changes or an announcement comes.
@@ -156,69 +160,86 @@ func (w *RedisWatcher) loop() {
 		case <-w.subscribed:
 			w.poll(false)
 		case <-w.announced:
-			if p := w.lastNews.Load(); p == nil || *p != strconv.FormatInt(w.set.Version(), 10) {
+			if p := w.lastNews.Load(); p == nil || *p != w.set.Identity().stamp() {
 				w.fetch()
 			}
 		case reply := <-w.refresh:
-			w.badVersion = 0
+			w.badID = Identity{}
 			w.poll(true)
 			reply <- w.lastErr
 		}
 	}
 }
 
-// poll reads the stored version and, when it differs from the Set's (and,
-// unless force, was not refused before), fetches and loads the document. It
-// reports whether a document took effect.
+// poll reads the stored version and digest and, when they differ from the
+// Set's (and, unless force, were not refused before), fetches and loads the
+// document. It reports whether a document took effect.
 func (w *RedisWatcher) poll(force bool) bool {
 	defer w.stats.polls.Add(1) // once done, so that a test can wait for it
 	ctx, cancel := context.WithTimeout(w.ctx, w.cfg.timeout)
 	defer cancel()
 	st, err := w.cfg.read(ctx, w.b, false)
+	var id Identity
+	if err == nil {
+		id, err = w.cfg.identity(st)
+	}
 	if err != nil {
 		w.fail(err)
 		return false
 	}
 	switch {
-	case st.version == w.set.Version():
+	case w.inForce(id):
 		w.recovered()
 		return false
-	case st.version == w.badVersion && !force:
+	case id == w.badID && !force:
 		return false
 	}
 	return w.fetch()
 }
 
-// fetch reads the stored document and loads it when its version differs from
-// the Set's. It reports whether it took effect.
+// inForce reports whether id, read from Redis, is the identity of the rules
+// in force: the same version and, when Redis keeps one, the same digest.
+func (w *RedisWatcher) inForce(id Identity) bool {
+	cur := w.set.Identity()
+	return id.Version == cur.Version && (id.Digest == "" || id.Digest == cur.Digest)
+}
+
+// fetch reads the stored document and loads it when its version or digest
+// differs from the Set's. It reports whether it took effect.
 func (w *RedisWatcher) fetch() bool {
 	ctx, cancel := context.WithTimeout(w.ctx, w.cfg.timeout)
 	defer cancel()
 	st, err := w.cfg.read(ctx, w.b, true)
+	var id Identity
+	if err == nil {
+		id, err = w.cfg.identity(st)
+	}
 	if err != nil {
 		w.fail(err)
 		return false
 	}
-	if st.version == w.set.Version() {
+	if w.inForce(id) {
 		w.recovered()
 		return false
 	}
 	doc, err := w.cfg.parseStored(st)
-	if err == nil {
-		err = w.set.Replace(doc, RedisSource)
-		if err == nil {
-			w.stats.loads.Add(1)
-			w.badVersion, w.lastErr = 0, nil
-			w.set.cfg.log().Info("ratewarden: rules loaded from redis", "key", w.cfg.docKey(), "version", st.version)
-			return true
-		}
-		w.stats.failures.Add(1) // Replace reported it
-		w.badVersion, w.lastErr = st.version, err
+	if err != nil {
+		w.badID = id
+		w.fail(err)
 		return false
 	}
-	w.badVersion = st.version
-	w.fail(err)
-	return false
+	// Redis is the truth: the Set follows it, older or conflicting, and
+	// says so (Set.admit).
+	if err := w.set.Replace(doc, RedisSource, follow()); err != nil {
+		w.stats.failures.Add(1) // Replace reported it
+		w.badID, w.lastErr = id, err
+		return false
+	}
+	w.stats.loads.Add(1)
+	w.badID, w.lastErr = Identity{}, nil
+	w.set.cfg.log().Info("ratewarden: rules loaded from redis", "key", w.cfg.docKey(),
+		"version", doc.Version, "digest", ShortDigest(w.set.Digest()))
+	return true
 }
 
 // fail counts a failure and reports it to the log and the reload hook,
@@ -231,16 +252,18 @@ func (w *RedisWatcher) fail(err error) {
 	if repeated {
 		return
 	}
+	id := w.set.Identity()
 	w.set.cfg.log().Warn("ratewarden: rules in redis not loaded; the rules in force stay",
-		"key", w.cfg.docKey(), "version_in_force", w.set.Version(), "err", err)
+		"key", w.cfg.docKey(), "version_in_force", id.Version, "digest_in_force", ShortDigest(id.Digest), "err", err)
 	w.tellHook(RedisSource, err)
 }
 
 // recovered notes that Redis holds the rules in force.
 func (w *RedisWatcher) recovered() {
 	if w.lastErr != nil {
+		id := w.set.Identity()
 		w.set.cfg.log().Info("ratewarden: rules in redis readable again; they are the rules in force",
-			"key", w.cfg.docKey(), "version", w.set.Version())
+			"key", w.cfg.docKey(), "version", id.Version, "digest", ShortDigest(id.Digest))
 	}
 	w.lastErr = nil
 }
@@ -249,6 +272,7 @@ func (w *RedisWatcher) recovered() {
 // force.
 func (w *RedisWatcher) tellHook(source string, err error) {
 	if h := w.set.cfg.reloadHook; h != nil {
-		h(Reload{Source: source, Version: w.set.Version(), Err: err})
+		id := w.set.Identity()
+		h(Reload{Source: source, Version: id.Version, Digest: id.Digest, Err: err})
 	}
 }

@@ -32,7 +32,7 @@ func (w *RedisWatcher) start() {
 		w.tellHook(w.cfg.fallback, err)
 		return
 	}
-	_ = w.set.Load(raw, w.cfg.fallback) // the Set reports it, refused or not
+	_ = w.set.Load(raw, w.cfg.fallback, initial()) // the Set reports it, refused or not
 }
 
 // subscribeLoop keeps the watcher subscribed to the announcements: it

@@ -22,7 +22,8 @@ type Set struct {
 	store core.Store
 	cfg   config
 	cur   atomic.Pointer[compiled]
-	mu    sync.Mutex // serialises swaps, so hooks hear them in order
+	id    atomic.Pointer[docIdentity] // the identity of cur's document
+	mu    sync.Mutex                  // serialises swaps, so hooks hear them in order
 }
 
 // ErrUnknownPolicy is returned by Reset and Peek for a policy name the rules
@@ -59,6 +60,9 @@ func New(store core.Store, doc *Document, opts ...Option) (*Set, error) {
 		return nil, err
 	}
 	s.cur.Store(c)
+	id := Identity{Version: doc.Version, Digest: doc.Digest()}
+	s.id.Store(&docIdentity{doc: doc, Identity: id})
+	s.observeRules(id)
 	return s, nil
 }
 
@@ -74,53 +78,75 @@ func (s *Set) Handle(ctx context.Context, r keyfuncs.Request, w httplimit.Respon
 // that fails validation) the rules in force stay. Either way the reload hook
 // hears of it (WithReloadHook), and a refusal is logged. source names where
 // raw came from ("rules.yaml", "redis"), for messages.
-func (s *Set) Load(raw []byte, source string) error {
-	doc, err := Parse(raw, source)
-	if err != nil {
-		s.report(source, err)
-		return err
+//
+// A document is refused for its identity (Identity) too: one of the version
+// in force with another digest (ErrVersionConflict: two documents of one
+// version must be the same rules), or, unless opts allow it
+// (AllowDowngrade), one older than the document in force (ErrDowngrade).
+// Loading the document in force again changes nothing and is no error.
+func (s *Set) Load(raw []byte, source string, opts ...LoadOption) error {
+	lc, err := newLoadConfig(opts)
+	if err == nil {
+		var doc *Document
+		if doc, err = Parse(raw, source); err == nil {
+			return s.swap(doc, source, lc)
+		}
 	}
-	return s.swap(doc, source)
+	s.report(source, err)
+	return err
 }
 
 // Replace swaps in a document built in Go or parsed before, as Load does,
-// once it passes Document.Validate.
-func (s *Set) Replace(doc *Document, source string) error {
-	err := fmt.Errorf("%w: nil document", core.ErrInvalidOption)
-	if doc != nil {
-		err = doc.Validate()
+// once it passes Document.Validate, and with the same identity rules.
+func (s *Set) Replace(doc *Document, source string, opts ...LoadOption) error {
+	lc, err := newLoadConfig(opts)
+	if err == nil {
+		err = fmt.Errorf("%w: nil document", core.ErrInvalidOption)
+		if doc != nil {
+			err = doc.Validate()
+		}
 	}
 	if err != nil {
 		s.report(source, err)
 		return err
 	}
-	return s.swap(doc, source)
+	return s.swap(doc, source, lc)
 }
 
-// swap compiles a valid doc and makes it the rules in force.
-func (s *Set) swap(doc *Document, source string) error {
+// swap compiles a valid doc and makes it the rules in force, when its
+// identity allows (admit).
+func (s *Set) swap(doc *Document, source string, lc loadConfig) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, err := s.cfg.compile(s.store, doc, s.cur.Load())
+	next := Identity{Version: doc.Version, Digest: doc.Digest()}
+	_, cur := s.identity()
+	err := s.admit(doc, next.Digest, source, cur, lc)
+	var c *compiled
+	if err == nil {
+		if c, err = s.cfg.compile(s.store, doc, s.cur.Load()); err != nil {
+			err = fmt.Errorf("%s: %w", source, err)
+		}
+	}
 	if err != nil {
-		err = fmt.Errorf("%s: %w", source, err)
 		s.report(source, err)
 		return err
 	}
+	s.id.Store(&docIdentity{doc: doc, Identity: next})
 	s.cur.Store(c)
+	s.observeRules(next)
 	s.report(source, nil)
 	return nil
 }
 
 // report tells the reload hook, and the log for a refusal.
 func (s *Set) report(source string, err error) {
-	version := s.Version()
+	_, id := s.identity()
 	if err != nil {
 		s.cfg.log().Error("ratewarden: rules refused; the rules in force stay",
-			"source", source, "version_in_force", version, "err", err)
+			"source", source, "version_in_force", id.Version, "digest_in_force", ShortDigest(id.Digest), "err", err)
 	}
 	if s.cfg.reloadHook != nil {
-		s.cfg.reloadHook(Reload{Source: source, Version: version, Err: err})
+		s.cfg.reloadHook(Reload{Source: source, Version: id.Version, Digest: id.Digest, Err: err})
 	}
 }
 

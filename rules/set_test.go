@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -178,7 +179,7 @@ func TestLoadCarriesUnchangedCountersOn(t *testing.T) {
 	assert.Equal(t, `"login";r=0;t=60`, w.Header().Get(httplimit.HeaderRateLimit), "login's 3/m carried on: third request")
 	w, _ = do(s, "GET", "/api/items", "X-API-Key", "k1")
 	assert.Equal(t, `"api/free";r=1;t=45`, w.Header().Get(httplimit.HeaderRateLimit), "2 of 2/m spent, raised to 4/m: the third leaves 1")
-	assert.Equal(t, []Reload{{Source: "rules.yaml", Version: 2}}, heard)
+	assert.Equal(t, []Reload{{Source: "rules.yaml", Version: 2, Digest: s.Digest()}}, heard)
 }
 
 // A document that fails validation or compilation is refused, reported and
@@ -281,6 +282,7 @@ func TestReloadIsAtomicUnderRequests(t *testing.T) {
 		if i%2 == 0 {
 			src = other
 		}
+		src = strings.Replace(src, "version: 1\n", "version: "+strconv.Itoa(i+2)+"\n", 1) // new rules, new version
 		require.NoError(t, s.Load([]byte(src), "rules.yaml"))
 	}
 	close(stop)
