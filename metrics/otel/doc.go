@@ -17,6 +17,7 @@
 //	ratewarden.store.duration       histogram, unit s, attribute ratewarden.policy
 //	ratewarden.store.errors         counter {error}, attribute ratewarden.policy
 //	ratewarden.breaker.open         gauge, unit 1, attribute ratewarden.policy
+//	ratewarden.rules.version        observable gauge, unit 1, attribute ratewarden.rules.digest
 //
 // and, for a memory store (RegisterMemoryStore), observed at collection:
 //
@@ -34,6 +35,15 @@
 // met, never anything per key. The duration histogram advises buckets from 50 µs to 1 s
 // (DefaultBuckets says why; WithBuckets or an SDK View changes them).
 // WithAttributes adds fixed attributes to every measurement.
+//
+// ratewarden.rules.version is reported by an Observer given to a rules.Set
+// (rules.WithObserver): its value is the version of the document in force,
+// its ratewarden.rules.digest attribute the first 12 hex digits of that
+// document's content digest (rules.Document.Digest, as the logs and
+// "ratewarden rules show" print it). It is observed at collection from the
+// document last heard of, so one point is reported at a time: a reload
+// replaces it. Across a fleet, more than one digest means instances run
+// different rules.
 //
 // # Cardinality
 //

@@ -28,6 +28,7 @@ type Observer struct {
 	storeErrors metric.Int64Counter
 	breaker     metric.Int64Gauge
 	attrs       []attribute.KeyValue
+	rules       atomic.Pointer[rulesInForce] // what ObserveRules heard last
 
 	table *policytable.Table[*policyOptions] // at most the bound's names, then OverflowPolicy
 }
@@ -76,7 +77,7 @@ func New(mp metric.MeterProvider, opts ...Option) (*Observer, error) {
 	}
 	meter := mp.Meter(ScopeName)
 	o := &Observer{attrs: c.attrs}
-	var errs [4]error
+	var errs [5]error
 	o.decisions, errs[0] = meter.Int64Counter("ratewarden.decisions",
 		metric.WithUnit("{decision}"),
 		metric.WithDescription("Rate-limit decisions, by policy and outcome."))
@@ -90,6 +91,10 @@ func New(mp metric.MeterProvider, opts ...Option) (*Observer, error) {
 	o.breaker, errs[3] = meter.Int64Gauge("ratewarden.breaker.open",
 		metric.WithUnit("1"),
 		metric.WithDescription("1 while the store's circuit breaker answers the policy's requests without asking the store (the breaker_open outcome), 0 once the store decides them again."))
+	_, errs[4] = meter.Int64ObservableGauge("ratewarden.rules.version",
+		metric.WithUnit("1"),
+		metric.WithDescription("Version of the rules document in force (rules.Set); its attribute ratewarden.rules.digest is the first 12 hex digits of the document's content digest."),
+		metric.WithInt64Callback(o.observeRules))
 	if err := errors.Join(errs[:]...); err != nil {
 		return nil, fmt.Errorf("otelmetrics: making the instruments: %w", err)
 	}

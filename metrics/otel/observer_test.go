@@ -297,6 +297,7 @@ func TestNewRejectsBadInput(t *testing.T) {
 		{"empty attribute key", mp, []otelmetrics.Option{otelmetrics.WithAttributes(attribute.String("", "x"))}},
 		{"attribute policy", mp, []otelmetrics.Option{otelmetrics.WithAttributes(otelmetrics.AttrPolicy.String("x"))}},
 		{"attribute outcome", mp, []otelmetrics.Option{otelmetrics.WithAttributes(otelmetrics.AttrOutcome.String("x"))}},
+		{"attribute rules digest", mp, []otelmetrics.Option{otelmetrics.WithAttributes(otelmetrics.AttrRulesDigest.String("x"))}},
 		{"zero max policies", mp, []otelmetrics.Option{otelmetrics.WithMaxPolicies(0)}},
 		{"negative max policies", mp, []otelmetrics.Option{otelmetrics.WithMaxPolicies(-1)}},
 	}

@@ -22,6 +22,9 @@ const (
 	AttrPolicy attribute.Key = "ratewarden.policy"
 	// AttrOutcome is httplimit.Outcome's String.
 	AttrOutcome attribute.Key = "ratewarden.outcome"
+	// AttrRulesDigest is the first 12 hex digits of the content digest of
+	// the rules document in force (ratewarden.rules.version).
+	AttrRulesDigest attribute.Key = "ratewarden.rules.digest"
 )
 
 // DefaultMaxPolicies is how many distinct policy attribute values an
@@ -92,14 +95,15 @@ func WithBuckets(bounds ...float64) Option {
 
 // WithAttributes adds attributes with fixed values to every measurement, to
 // tell apart two observers or stores (attribute.String("app", "shop")). Each
-// key must be non-empty and must not be AttrPolicy or AttrOutcome.
+// key must be non-empty and must not be AttrPolicy, AttrOutcome or
+// AttrRulesDigest.
 func WithAttributes(attrs ...attribute.KeyValue) Option {
 	return func(c *config) error {
 		for _, kv := range attrs {
 			switch {
 			case !kv.Valid():
 				return fmt.Errorf("%w: an attribute has an empty key", ErrInvalid)
-			case kv.Key == AttrPolicy || kv.Key == AttrOutcome:
+			case kv.Key == AttrPolicy || kv.Key == AttrOutcome || kv.Key == AttrRulesDigest:
 				return fmt.Errorf("%w: attribute %q is one of the observer's own", ErrInvalid, string(kv.Key))
 			}
 		}

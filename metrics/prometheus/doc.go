@@ -16,6 +16,7 @@
 //	ratewarden_store_latency_seconds{policy}     histogram: time in the store
 //	ratewarden_store_errors_total{policy}        counter: failed store calls
 //	ratewarden_breaker_open{policy}              gauge: 1 while the store's circuit breaker answers
+//	ratewarden_rules_version{digest}             gauge: the rules document in force (rules.Set)
 //
 // and, for a memory store (RegisterMemoryStore), read at scrape time:
 //
@@ -38,11 +39,20 @@
 // WithConstLabels adds fixed labels, to tell two observers or stores apart in
 // one registry.
 //
+// ratewarden_rules_version is exported by an Observer given to a rules.Set
+// (rules.WithObserver): its value is the version of the document in force,
+// its digest label the first 12 hex digits of that document's content digest
+// (rules.Document.Digest, as the logs and "ratewarden rules show" print it).
+// It is made at scrape time from the document last heard of, so one series
+// exists at a time: a reload replaces it, never adds one. Across a fleet,
+// count by (digest) of it above 1 means instances run different rules.
+//
 // # Cardinality
 //
 // Label values come from configuration only: the policy is the name of the
 // limiter or tier that decided (httplimit.Event.Policy), the outcome one of a
-// fixed set. The Observer never reads the request, so no client can add a
+// fixed set, the digest that of the rules document in force (one series at
+// a time). The Observer never reads the request, so no client can add a
 // series. A misconfigured application that names policies after request data
 // still cannot exhaust the metrics system's memory, nor the Observer's: it
 // keeps at most DefaultMaxPolicies distinct policies (WithMaxPolicies), and

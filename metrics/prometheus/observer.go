@@ -32,6 +32,7 @@ type Observer struct {
 	latency     *prometheus.HistogramVec
 	storeErrors *prometheus.CounterVec
 	breaker     *prometheus.GaugeVec
+	rules       *rulesMetric
 
 	table *policytable.Table[*policySeries] // at most maxPolicies names, then OverflowPolicy
 }
@@ -110,6 +111,7 @@ func New(reg prometheus.Registerer, opts ...Option) (*Observer, error) {
 			ConstLabels: c.constLabels,
 		}, []string{labelPolicy}),
 	}
+	o.rules = newRulesMetric(c)
 	o.table = policytable.New(c.maxPolicies, OverflowPolicy, o.resolve)
 	if err := reg.Register(o); err != nil {
 		return nil, fmt.Errorf("prommetrics: registering the observer's metrics: %w", err)
@@ -182,6 +184,7 @@ func (o *Observer) Describe(ch chan<- *prometheus.Desc) {
 	o.latency.Describe(ch)
 	o.storeErrors.Describe(ch)
 	o.breaker.Describe(ch)
+	o.rules.describe(ch)
 }
 
 // Collect sends the Observer's metrics. It implements prometheus.Collector.
@@ -190,4 +193,5 @@ func (o *Observer) Collect(ch chan<- prometheus.Metric) {
 	o.latency.Collect(ch)
 	o.storeErrors.Collect(ch)
 	o.breaker.Collect(ch)
+	o.rules.collect(ch)
 }

@@ -273,6 +273,7 @@ func TestNewRejectsBadInput(t *testing.T) {
 		{"repeated bucket", prometheus.NewRegistry(), []prommetrics.Option{prommetrics.WithBuckets(0.1, 0.1)}},
 		{"const label policy", prometheus.NewRegistry(), []prommetrics.Option{prommetrics.WithConstLabels(prometheus.Labels{"policy": "x"})}},
 		{"const label outcome", prometheus.NewRegistry(), []prommetrics.Option{prommetrics.WithConstLabels(prometheus.Labels{"outcome": "x"})}},
+		{"const label digest", prometheus.NewRegistry(), []prommetrics.Option{prommetrics.WithConstLabels(prometheus.Labels{"digest": "x"})}},
 		{"const label reserved", prometheus.NewRegistry(), []prommetrics.Option{prommetrics.WithConstLabels(prometheus.Labels{"__name__": "x"})}},
 		{"const label bad name", prometheus.NewRegistry(), []prommetrics.Option{prommetrics.WithConstLabels(prometheus.Labels{"a-b": "x"})}},
 		{"const label bad value", prometheus.NewRegistry(), []prommetrics.Option{prommetrics.WithConstLabels(prometheus.Labels{"store": "\xff"})}},

@@ -109,7 +109,7 @@ func WithBuckets(bounds ...float64) Option {
 // WithConstLabels adds labels with fixed values to every metric, to tell
 // apart two observers or stores in one registry (prometheus.Labels{"store":
 // "sessions"}). Names follow Prometheus' classic rules, must not start with
-// "__" and must not be policy or outcome; values must be valid UTF-8.
+// "__" and must not be policy, outcome or digest; values must be valid UTF-8.
 func WithConstLabels(labels prometheus.Labels) Option {
 	return func(c *config) error {
 		merged := prometheus.Labels{}
@@ -120,7 +120,7 @@ func WithConstLabels(labels prometheus.Labels) Option {
 			switch {
 			case !metricWord.MatchString(name) || len(name) >= 2 && name[:2] == "__":
 				return fmt.Errorf("%w: const label name %q is not a label name", ErrInvalid, name)
-			case name == labelPolicy || name == labelOutcome:
+			case name == labelPolicy || name == labelOutcome || name == labelDigest:
 				return fmt.Errorf("%w: const label %q is one of the observer's own labels", ErrInvalid, name)
 			case !utf8.ValidString(value):
 				return fmt.Errorf("%w: const label %q has a value that is not valid UTF-8", ErrInvalid, name)
