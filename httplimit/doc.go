@@ -78,9 +78,11 @@
 // WithTiers picks the limits per request (a plan from a header, a JWT claim,
 // a context value) among tiers built with core.Limiter.Tier; headers and
 // bodies name the tier that applied, and each tier keeps its own counts.
-// WithRefund gives the cost back after the handler when a predicate on the
-// response status holds ("count only failures"): Handle returns a [Pass] the
-// adapter finishes with the status. [Policy.Reset] unblocks a client under
+// WithRefund gives the cost back when a predicate on the response status
+// holds ("count only failures"): Handle returns a [Pass] the adapter settles
+// with the status before the response's headers go out ([Pass.Settle]), so
+// that a refunded response's headers tell the quota after the refund, and
+// finishes once the handler returned. [Policy.Reset] unblocks a client under
 // every tier; [Policy.Peek] reads its state. WithOverrides gives named keys
 // their own limits, no limit, or none at all (blocked: 429 with a quota of 0,
 // the store never asked).
@@ -103,6 +105,6 @@
 // observer, tiers or refunds, nothing reads a clock for latency, builds an
 // event or learns the response status; an observer costs one call and two
 // clock reads per request, a tier pick one call of its function, and a
-// refund one store call after the handler (and, under net/http, a writer
-// wrapper).
+// refund one store call when the status is known, before the headers go out
+// (and, under net/http and Gin, a writer wrapper; under Echo, a Before hook).
 package httplimit

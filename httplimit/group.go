@@ -94,9 +94,19 @@ func (g *Group) Handle(ctx context.Context, r keyfuncs.Request, w ResponseWriter
 
 // member is one policy's part in a group decision.
 type member struct {
-	p  *Policy
-	o  *outcome
-	sp spend
+	p     *Policy
+	o     *outcome
+	sp    spend
+	after *outcome // the headers after a refund (Pass.Settle), while they are written
+}
+
+// current is the outcome whose headers tell m's state: after a refund, the
+// refund's.
+func (m *member) current() *outcome {
+	if m.after != nil {
+		return m.after
+	}
+	return m.o
 }
 
 // handleMany decides r under several policies, in order, until one answers.
@@ -122,7 +132,7 @@ func (g *Group) handleMany(ctx context.Context, r keyfuncs.Request, w ResponseWr
 			}
 			return Pass{ctx: ctx}, false
 		}
-		ms = append(ms, member{p, o, sp})
+		ms = append(ms, member{p: p, o: o, sp: sp})
 	}
 	return g.pass(ctx, r, w, ms)
 }
@@ -132,7 +142,7 @@ func (g *Group) handleMany(ctx context.Context, r keyfuncs.Request, w ResponseWr
 func rollback(ctx context.Context, ms []member) {
 	for _, m := range ms {
 		if m.o.decided && m.o.decision.Allowed && m.sp.cost > 0 {
-			m.p.refundNow(ctx, m.o, m.sp)
+			_, _ = m.p.refundNow(ctx, m.o, m.sp) // a failure is reported there
 		}
 		m.p.release(m.o)
 	}
@@ -172,25 +182,12 @@ func appendItem(b *strings.Builder, item string) {
 // headers with the group's IETF lists, the longest hold, and a Pass that
 // refunds each member's cost under its own WithRefund.
 func (g *Group) pass(ctx context.Context, r keyfuncs.Request, w ResponseWriter, ms []member) (Pass, bool) {
-	gov, hold := -1, -1
-	var policy, rateLimit strings.Builder
+	gov := writeGroupHeaders(ms, w)
+	hold := -1
 	for i, m := range ms {
-		if !m.o.decided {
-			continue
-		}
-		if m.o.nh > 0 {
-			appendItem(&policy, m.o.t.policyVals[0])
-			appendItem(&rateLimit, m.o.rateLimitField())
-			if gov < 0 || governs(&m.o.decision, &ms[gov].o.decision) {
-				gov = i
-			}
-		}
-		if m.o.decision.Delay > 0 && (hold < 0 || m.o.decision.Delay > ms[hold].o.decision.Delay) {
+		if m.o.decided && m.o.decision.Delay > 0 && (hold < 0 || m.o.decision.Delay > ms[hold].o.decision.Delay) {
 			hold = i
 		}
-	}
-	if gov >= 0 {
-		writeHeaders(withLists(ms[gov].o, policy.String(), rateLimit.String()), w, "")
 	}
 	if hold >= 0 && !ms[hold].o.wait(holdContext(ctx, r), hangUpChecker(r)) {
 		for _, m := range ms {
@@ -201,23 +198,49 @@ func (g *Group) pass(ctx context.Context, r keyfuncs.Request, w ResponseWriter, 
 	return g.finishPass(ctx, ms, gov)
 }
 
+// writeGroupHeaders sets on w the headers of a request every member let
+// through: the governing member's (the most restrictive), with the group's
+// IETF lists. It returns the governing member's index, -1 when no member
+// sets headers.
+func writeGroupHeaders(ms []member, w ResponseWriter) int {
+	gov := -1
+	var policy, rateLimit strings.Builder
+	for i := range ms {
+		o := ms[i].current()
+		if !o.decided || o.nh == 0 {
+			continue
+		}
+		appendItem(&policy, o.t.policyVals[0])
+		appendItem(&rateLimit, o.rateLimitField())
+		if gov < 0 || governs(&o.decision, &ms[gov].current().decision) {
+			gov = i
+		}
+	}
+	if gov >= 0 {
+		writeHeaders(withLists(ms[gov].current(), policy.String(), rateLimit.String()), w, "")
+	}
+	return gov
+}
+
 // finishPass builds the Pass of a request every member let through, and
-// releases the outcomes nothing holds on to.
+// releases the outcomes nothing holds on to. When a member refunds, the Pass
+// holds every member until Finish: the refunding ones to give their cost
+// back, the others to tell their state in the headers a refund rewrites.
 func (g *Group) finishPass(ctx context.Context, ms []member, gov int) (Pass, bool) {
 	pass := Pass{ctx: ctx}
-	var refunds []member
+	refunds := false
 	for i, m := range ms {
 		if i == gov && m.o.becomesContext() {
 			pass.ctx = m.o.asContext(ctx)
 		}
-		if m.o.refund {
-			refunds = append(refunds, m) // released by Finish
-			continue
-		}
-		m.p.release(m.o) // a no-op for the outcome that became the context
+		refunds = refunds || m.o.refund
 	}
-	if len(refunds) > 0 {
-		pass.group = &refunds
+	if refunds {
+		pass.group = &groupRefund{ms: append([]member(nil), ms...)} // released by Finish
+		return pass, true
+	}
+	for _, m := range ms {
+		m.p.release(m.o) // a no-op for the outcome that became the context
 	}
 	return pass, true
 }

@@ -25,8 +25,10 @@ type ResponseWriter interface {
 }
 
 // HeaderSetter is implemented by a ResponseWriter that sets headers itself
-// rather than through net/http's Header map. SetHeaders is called at most once
-// per response, before WriteHeader, with every header to set.
+// rather than through net/http's Header map. SetHeaders is called once per
+// response, before WriteHeader, with every header to set, and once more when
+// an adapter settles a refund with it (Pass.Settle): the second call names
+// the rate-limit headers again, and its values replace the first's.
 type HeaderSetter interface {
 	SetHeaders(h Headers)
 }
@@ -125,8 +127,10 @@ type headerMap interface {
 // here for its delay. It returns whether the adapter should call the next
 // handler and, when it should, the Pass for it: Pass.Context is the context
 // that handler should see (ctx itself, or, with WithDecisionInContext, a
-// context carrying the decision for DecisionFromContext), and Pass.Finish
-// takes the response status once that handler returned (WithRefund). When it
+// context carrying the decision for DecisionFromContext); under WithRefund,
+// Pass.Settle takes the response status when it is known and rewrites the
+// headers after a refund, and Pass.Finish ends the request once that handler
+// returned. When it
 // returns false the request is finished: it was answered, or its client left
 // while it was held.
 //

@@ -60,6 +60,7 @@ type outcome struct {
 	n       uint8                    // buf used
 	spilled bool                     // vals lie off buf (a long RateLimit field)
 	refund  bool                     // admitted under WithRefund: Pass.Finish may refund it
+	settled bool                     // the refund was settled (Pass.Settle): nothing more to give back
 	hdrs    [maxOutcomeHeaders]uint8 // headerName | value slot<<4
 	start   [outcomeVals]uint8       // where each of vals starts in buf
 	// decision is the limiter's decision, when decided. When action is

@@ -207,7 +207,7 @@ func (p *Policy) newOutcome(t *tier, d *core.Decision) *outcome {
 	} else {
 		// What release left is stale: reset all but vals and buf, which are
 		// written before they are read (nv and n say how much is used).
-		o.nh, o.nv, o.n, o.spilled, o.response, o.parent, o.refund = 0, 0, 0, false, nil, nil, false
+		o.nh, o.nv, o.n, o.spilled, o.response, o.parent, o.refund, o.settled = 0, 0, 0, false, nil, nil, false, false
 	}
 	o.action, o.decided, o.decision, o.t = actionPass, true, *d, t
 	return o

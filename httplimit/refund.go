@@ -22,14 +22,25 @@ import (
 // after it, or its error (logged when there is no observer). A dry run's
 // admitted requests are refunded too; denied ones spent nothing.
 //
-// A handler that panics gets no refund: its response is not known. A
-// request with a cost of 0 spends nothing and gets none.
+// A handler that panics before it sends its status gets no refund: its
+// response is not known. A request with a cost of 0 spends nothing and gets
+// none.
 //
-// The adapters learn the status after the next handler returns (Gin's
-// c.Writer.Status(), Echo's response or returned error, Fiber's response or
-// returned error; net/http wraps the ResponseWriter, for WithRefund's
-// policies only). The refund runs on the request's goroutine after the
-// handler, under the store timeout, on a context that outlives the client.
+// The refund is settled when the status is known and the response's headers
+// are not yet sent (see Pass.Settle), so that a refunded response's
+// X-RateLimit-Remaining, X-RateLimit-Reset and RateLimit tell the state after
+// the refund: net/http's and Gin's adapters wrap the writer (for WithRefund's
+// policies only) and settle as the handler sends its status, Echo's settle
+// in the response's Before hook, and Fiber's, whose server sends the headers
+// once the handler returned, settle then; so do the others for a handler
+// that sent nothing or returned an error the framework answers (Echo's
+// status is the error's code, Fiber's the one its default error handler
+// gives). gRPC sends its header metadata before the status is known: there a
+// refunded call's trailer carries the fields after the refund (see package
+// grpcmw). The refund runs on the request's goroutine, under the store
+// timeout, on a context that outlives the client: a refunded response's
+// headers wait for its store call. A failed refund leaves the headers as
+// they were.
 // It returns an error wrapping core.ErrInvalidOption for a nil refund.
 func WithRefund(refund func(status int) bool) Option {
 	return func(p *Policy) error {
@@ -43,44 +54,48 @@ func WithRefund(refund func(status int) bool) Option {
 
 // Pass is a request Handle let through, for the adapter to finish: the
 // context its next handler sees, and, under WithRefund, what to give back
-// once that handler returned. It is a small value: with no WithRefund it
-// holds only the context.
+// once the response status is known (Settle) and what to release once that
+// handler returned (Finish). It is a small value: with no WithRefund it holds
+// only the context. Copies of a Pass share its state.
 type Pass struct {
 	ctx   context.Context
-	o     *outcome  // held for Finish under WithRefund; nil otherwise
-	spend spend     // what o's request spent, when o is set
-	group *[]member // a Group's members held for Finish under WithRefund
+	o     *outcome     // held for Finish under WithRefund; nil otherwise
+	spend spend        // what o's request spent, when o is set
+	group *groupRefund // a Group's members held for Finish under WithRefund
 }
 
 // Context returns the context the next handler should see.
 func (s Pass) Context() context.Context { return s.ctx }
 
-// WantsStatus reports whether Finish needs the response status: the policy
-// refunds (WithRefund) and the request was admitted. An adapter calls Finish
-// only then, so that the default path reads no status.
+// WantsStatus reports whether Settle and Finish need the response status:
+// the policy refunds (WithRefund) and the request was admitted. An adapter
+// calls them only then, so that the default path reads no status and wraps
+// no writer.
 func (s Pass) WantsStatus() bool { return s.o != nil || s.group != nil }
 
 // Finish ends the request after its next handler returned without
 // panicking, given the response status: under WithRefund it gives the cost
-// back when the policy's predicate holds for status. Call it at most once
-// per Pass; it does nothing when WantsStatus is false.
+// back when the policy's predicate holds for status, unless Settle already
+// settled the refund. Call it once per Pass, last; it does nothing when
+// WantsStatus is false.
 func (s Pass) Finish(status int) {
 	if s.group != nil {
-		s.finishGroup(status)
+		s.group.settle(s.ctx, status, nil)
+		s.group.release()
+		return
 	}
 	o := s.o
 	if o == nil {
 		return
 	}
-	p := o.t.p
-	if p.refund(status) {
-		p.refundNow(s.ctx, o, s.spend)
-	}
-	p.release(o)
+	s.settleOne(status, nil)
+	o.t.p.release(o)
 }
 
 // refundNow gives o's cost back on the tier that admitted it and reports it.
-func (p *Policy) refundNow(ctx context.Context, o *outcome, sp spend) {
+// It returns the decision after the refund, and false when the refund
+// failed.
+func (p *Policy) refundNow(ctx context.Context, o *outcome, sp spend) (core.Decision, bool) {
 	t := o.t
 	ctx = context.WithoutCancel(ctx)
 	if t.timeout > 0 {
@@ -102,16 +117,7 @@ func (p *Policy) refundNow(ctx context.Context, o *outcome, sp spend) {
 	}
 	if err != nil {
 		p.logs.logStore(&p.logs.refundErr, "ratewarden: refund failed; the request's cost stays spent", t.name, err)
+		return core.Decision{}, false
 	}
-}
-
-// finishGroup gives back, member by member, what a Group's request spent
-// under each policy whose WithRefund predicate holds for status.
-func (s Pass) finishGroup(status int) {
-	for _, m := range *s.group {
-		if m.p.refund(status) {
-			m.p.refundNow(s.ctx, m.o, m.sp)
-		}
-		m.p.release(m.o)
-	}
+	return d, true
 }
