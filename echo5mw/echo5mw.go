@@ -27,7 +27,10 @@ func PerIP(limit string) echo.MiddlewareFunc {
 // one sent, read through echo.UnwrapResponse once the handler returned, or,
 // when it returned an error before anything was sent, the one Echo's default
 // error handler gives that error (its echo.HTTPStatusCoder's code, such as an
-// *echo.HTTPError's Code or echo.ErrNotFound's 404, else 500).
+// *echo.HTTPError's Code or echo.ErrNotFound's 404, else 500). The refund
+// is settled in a Before hook of the response, just before its headers are
+// written, so that a refunded response's rate-limit headers tell the quota
+// after the refund.
 func New(lim *core.Limiter, opts ...httplimit.Option) (echo.MiddlewareFunc, error) {
 	p, err := httplimit.New(lim, opts...)
 	if err != nil {
@@ -62,11 +65,10 @@ func middleware(p httplimit.Handler) echo.MiddlewareFunc {
 			if nctx := pass.Context(); nctx != ctx {
 				c.SetRequest(r.WithContext(nctx))
 			}
-			err := next(c)
 			if pass.WantsStatus() {
-				pass.Finish(status(c, err))
+				return serveRefunding(c, next, pass)
 			}
-			return err
+			return next(c)
 		}
 	}
 }

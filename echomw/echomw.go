@@ -24,10 +24,12 @@ func PerIP(limit string) echo.MiddlewareFunc {
 // otherwise. The route pattern (for keyfuncs.Route) is c.Path(), set once
 // Echo has routed: install it with Use, not Pre, when keys are per route. It
 // returns an error wrapping core.ErrInvalidOption for a nil limiter or an
-// invalid option. Under httplimit.WithRefund the status is the response's
-// once the handler returned or, when it returned an error before writing, the
+// invalid option. Under httplimit.WithRefund the status is the one the
+// response sends or, when the handler returned an error before writing, the
 // one Echo's default error handler gives it (an *echo.HTTPError's Code, else
-// 500).
+// 500); the refund is settled in a Before hook of the response, just before
+// its headers are written, so that a refunded response's rate-limit headers
+// tell the quota after the refund.
 func New(lim *core.Limiter, opts ...httplimit.Option) (echo.MiddlewareFunc, error) {
 	p, err := httplimit.New(lim, opts...)
 	if err != nil {
@@ -66,11 +68,10 @@ func middleware(p httplimit.Handler) echo.MiddlewareFunc {
 			if nctx := pass.Context(); nctx != ctx {
 				c.SetRequest(r.WithContext(nctx))
 			}
-			err := next(c)
 			if pass.WantsStatus() {
-				pass.Finish(status(c, err))
+				return serveRefunding(c, next, pass)
 			}
-			return err
+			return next(c)
 		}
 	}
 }

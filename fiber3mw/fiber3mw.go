@@ -46,7 +46,9 @@ func PerIP(limit string) fiber.Handler {
 // close_notify alert first is not noticed, and its request waits its whole
 // delay. Under httplimit.WithRefund the status is the response's once the
 // handler returned or, when it returned an error, the one Fiber's default
-// error handler gives it (a *fiber.Error's Code, else 500).
+// error handler gives it (a *fiber.Error's Code, else 500). fasthttp sends
+// the headers once the handlers returned, so the refund, settled then, is
+// told in the rate-limit headers of the response it refunds.
 //
 // On Fiber's own context (*fiber.DefaultCtx) the middleware adds no
 // allocation to a request; an app built with fiber.NewWithCustomCtx pays one
@@ -106,7 +108,11 @@ func handle[C fiber.Ctx](p httplimit.Handler, v request[C]) error {
 	}
 	err := c.Next()
 	if pass.WantsStatus() {
-		pass.Finish(status(c, err))
+		// fasthttp sends the headers once the handlers returned: the refund
+		// settled now still rewrites them.
+		code := status(c, err)
+		pass.Settle(code, rw)
+		pass.Finish(code)
 	}
 	return err
 }

@@ -38,7 +38,9 @@ func PerIP(limit string) fiber.Handler {
 // noticed, and its request waits its whole delay. Under httplimit.WithRefund the
 // status is the response's once the handler returned or, when it returned an
 // error, the one Fiber's default error handler gives it (a *fiber.Error's
-// Code, else 500).
+// Code, else 500). fasthttp sends the headers once the handlers returned, so
+// the refund, settled then, is told in the rate-limit headers of the
+// response it refunds.
 func New(lim *core.Limiter, opts ...httplimit.Option) (fiber.Handler, error) {
 	p, err := httplimit.New(lim, opts...)
 	if err != nil {
@@ -74,7 +76,11 @@ func middleware(p httplimit.Handler) fiber.Handler {
 		}
 		err := c.Next()
 		if pass.WantsStatus() {
-			pass.Finish(status(c, err))
+			// fasthttp sends the headers once the handlers returned: the
+			// refund settled now still rewrites them.
+			code := status(c, err)
+			pass.Settle(code, v)
+			pass.Finish(code)
 		}
 		return err
 	}

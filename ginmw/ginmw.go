@@ -21,8 +21,11 @@ func PerIP(limit string) gin.HandlerFunc {
 // (the peer address, not Gin's ClientIP) unless httplimit.WithKey says
 // otherwise; the route pattern (for keyfuncs.Route) is FullPath. It returns
 // an error wrapping core.ErrInvalidOption for a nil limiter or an invalid
-// option. Under httplimit.WithRefund the status is c.Writer.Status() once
-// the handlers after the middleware returned.
+// option. Under httplimit.WithRefund, and only then, the handlers after the
+// middleware get a c.Writer that settles the refund for c.Writer.Status()
+// as the headers go out (or once they returned, when they wrote nothing),
+// so that a refunded response's rate-limit headers tell the quota after the
+// refund.
 func New(lim *core.Limiter, opts ...httplimit.Option) (gin.HandlerFunc, error) {
 	p, err := httplimit.New(lim, opts...)
 	if err != nil {
@@ -56,10 +59,11 @@ func middleware(p httplimit.Handler) gin.HandlerFunc {
 		if nctx := pass.Context(); nctx != ctx {
 			c.Request = c.Request.WithContext(nctx)
 		}
-		c.Next()
 		if pass.WantsStatus() {
-			pass.Finish(c.Writer.Status())
+			serveRefunding(c, pass)
+			return
 		}
+		c.Next()
 	}
 }
 

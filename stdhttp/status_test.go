@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -100,4 +101,43 @@ func TestAllowedRequestAllocations(t *testing.T) {
 	h := mw(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	r, w := httptest.NewRequest("GET", "/", nil), httptest.NewRecorder()
 	assert.Equal(t, 1.0, testing.AllocsPerRun(200, func() { h.ServeHTTP(w, r) }))
+}
+
+// Under a policy counting only failures, the refund is settled as the
+// handler's status goes out, whichever way it goes, so that the headers sent
+// with it tell the quota after the refund; a failure's tell what it spent.
+func TestRefundIsSettledAsTheStatusGoesOut(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		handler   func(w http.ResponseWriter)
+		status    int
+		remaining string
+	}{
+		{"status, then body", func(w http.ResponseWriter) { w.WriteHeader(201); _, _ = w.Write([]byte("x")) }, 201, "2"},
+		{"body only", func(w http.ResponseWriter) { _, _ = w.Write([]byte("x")) }, 200, "2"},
+		{"flushed", func(w http.ResponseWriter) { require.NoError(t, http.NewResponseController(w).Flush()) }, 200, "2"},
+		{"nothing written", func(http.ResponseWriter) {}, 200, "2"},
+		{"informational, then success", func(w http.ResponseWriter) { w.WriteHeader(103); w.WriteHeader(204) }, 204, "2"},
+		{"informational, then failure", func(w http.ResponseWriter) { w.WriteHeader(103); w.WriteHeader(401) }, 401, "1"},
+		{"failure, then body", func(w http.ResponseWriter) { w.WriteHeader(500); _, _ = w.Write([]byte("x")) }, 500, "1"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			st, err := memory.New(memory.WithSweepInterval(0))
+			require.NoError(t, err)
+			defer st.Close()
+			clk := core.NewManualClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+			lim, err := core.NewLimiter(st, core.FixedWindow, core.PerMinute(2), core.WithClock(clk))
+			require.NoError(t, err)
+			mw, err := New(lim, httplimit.WithRefund(func(status int) bool { return status < 400 }))
+			require.NoError(t, err)
+			srv := httptest.NewServer(mw(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { tt.handler(w) })))
+			defer srv.Close()
+			res, err := srv.Client().Get(srv.URL)
+			require.NoError(t, err)
+			require.NoError(t, res.Body.Close())
+			assert.Equal(t, tt.status, res.StatusCode)
+			assert.Equal(t, tt.remaining, res.Header.Get(httplimit.HeaderXRateLimitRemain))
+			assert.Contains(t, res.Header.Get(httplimit.HeaderRateLimit), ";r="+tt.remaining+";")
+		})
+	}
 }

@@ -25,7 +25,9 @@ func PerIP(limit string) func(http.Handler) http.Handler {
 // register, not the mux, when keys are per route.
 //
 // Under httplimit.WithRefund, and only then, the next handler gets a
-// ResponseWriter that records the status it sends (200 when it sends none);
+// ResponseWriter that records the status it sends (200 when it sends none)
+// and settles the refund as the status goes out, before the headers, so that
+// a refunded response's rate-limit headers tell the quota after the refund;
 // it passes Flush and Hijack through, and Unwrap gives the server's writer,
 // for http.ResponseController.
 func New(lim *core.Limiter, opts ...httplimit.Option) (func(http.Handler) http.Handler, error) {
@@ -65,9 +67,9 @@ func middleware(p httplimit.Handler) func(http.Handler) http.Handler {
 				next.ServeHTTP(w, r)
 				return
 			}
-			sw := &statusWriter{ResponseWriter: w}
+			sw := &statusWriter{ResponseWriter: w, pass: pass}
 			next.ServeHTTP(sw, r)
-			pass.Finish(sw.Status())
+			sw.finish()
 		})
 	}
 }
