@@ -59,6 +59,18 @@
 // Unauthenticated 401, PermissionDenied 403, NotFound 404, ResourceExhausted
 // 429, Internal and Unknown 500, Unavailable 503, ...).
 //
+// gRPC sends the header metadata before the call's status is known: with
+// the first response message, when the handler calls grpc.SendHeader, or at
+// the latest with the status, and what was set with grpc.SetHeader cannot be
+// replaced, only added to. So a refunded call's header fields tell the quota
+// as the call was admitted, before the refund; the interceptors then put the
+// same fields, telling the quota after the refund (x-ratelimit-remaining,
+// x-ratelimit-reset, ratelimit; x-ratelimit-limit and ratelimit-policy too),
+// in the call's trailer metadata, which goes out with the status. A client
+// that reads the trailer (grpc.Trailer, or the stream's Trailer) when it is
+// there and the header otherwise reads the truth. A call given nothing back
+// (a failure, or a refund that failed) gets no rate-limit trailer.
+//
 // # Streams
 //
 // A stream is decided when it opens; with WithMessages each message it

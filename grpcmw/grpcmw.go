@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/ratewarden/ratewarden/core"
@@ -123,7 +124,9 @@ func (i *Interceptor) unary(ctx context.Context, req any, info *grpc.UnaryServer
 	}
 	resp, err := handler(pass.Context(), req)
 	if pass.WantsStatus() {
-		pass.Finish(HTTPStatus(status.Code(err)))
+		settle(ctx, info.FullMethod, pass, err, func(md metadata.MD) {
+			_ = grpc.SetTrailer(ctx, md) // fails only once the call ended
+		})
 	}
 	return resp, err
 }
@@ -152,9 +155,26 @@ func (i *Interceptor) stream(srv any, ss grpc.ServerStream, info *grpc.StreamSer
 	}
 	err = handler(srv, ss)
 	if pass.WantsStatus() {
-		pass.Finish(HTTPStatus(status.Code(err)))
+		settle(ctx, info.FullMethod, pass, err, ss.SetTrailer)
 	}
 	return err
+}
+
+// settle settles a refunding call's refund once its handler returned with
+// err, and finishes it. gRPC sends the header metadata before the status is
+// known (with the first response message, or when the handler sends it),
+// so the header tells the quota before the refund; a call the refund gave
+// its cost back gets the rate-limit fields after the refund in its trailer,
+// which goes out with the status.
+func settle(ctx context.Context, method string, pass httplimit.Pass, err error, setTrailer func(metadata.MD)) {
+	code := HTTPStatus(status.Code(err))
+	c := newCall(ctx, method)
+	pass.Settle(code, c)
+	if md := c.headerMD(); md != nil {
+		setTrailer(md)
+	}
+	c.release()
+	pass.Finish(code)
 }
 
 // decide runs the handler on the call of ctx to method, hands what the
