@@ -24,7 +24,8 @@ func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...http
 	return appWith(mw, h), nil
 }
 
-// rulesApp is newApp around echomw.Middleware(rs), for adaptertest.RunRules.
+// rulesApp is newApp around echomw.Middleware(rs), for adaptertest.RunRules
+// and the conformance cases that run a Group.
 func rulesApp(_ *testing.T, rs httplimit.Handler, h adaptertest.Handler) (*adaptertest.Server, error) {
 	mw, err := echomw.Middleware(rs)
 	if err != nil {
@@ -60,7 +61,7 @@ func appWith(mw echo.MiddlewareFunc, h adaptertest.Handler) *adaptertest.Server 
 }
 
 func TestConformance(t *testing.T) {
-	adaptertest.Run(t, adaptertest.Adapter{New: newApp, Disconnects: true, RenderJSON: renderJSON})
+	adaptertest.Run(t, adaptertest.Adapter{New: newApp, Middleware: rulesApp, Disconnects: true, RenderJSON: renderJSON})
 }
 
 func TestConformanceWithRules(t *testing.T) {

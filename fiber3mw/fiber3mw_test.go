@@ -36,7 +36,8 @@ func newApp(t *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...http
 	return appWith(t, mw, h), nil
 }
 
-// rulesApp is newApp around fiber3mw.Middleware(rs), for adaptertest.RunRules.
+// rulesApp is newApp around fiber3mw.Middleware(rs), for adaptertest.RunRules
+// and the conformance cases that run a Group.
 func rulesApp(t *testing.T, rs httplimit.Handler, h adaptertest.Handler) (*adaptertest.Server, error) {
 	mw, err := fiber3mw.Middleware(rs)
 	if err != nil {
@@ -103,7 +104,7 @@ func serveOnLoopback(t *testing.T, app *fiber.App, inFlight *sync.WaitGroup) *ad
 }
 
 func TestConformance(t *testing.T) {
-	adaptertest.Run(t, adaptertest.Adapter{New: newApp, RenderJSON: renderJSON, Disconnects: true})
+	adaptertest.Run(t, adaptertest.Adapter{New: newApp, Middleware: rulesApp, RenderJSON: renderJSON, Disconnects: true})
 }
 
 func TestConformanceWithRules(t *testing.T) {

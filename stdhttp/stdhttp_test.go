@@ -22,8 +22,18 @@ func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...http
 	return adaptertest.NetHTTPApp(mw, h), nil
 }
 
+// middlewareApp is newApp around stdhttp.Middleware(h), for the
+// conformance cases that run a Group.
+func middlewareApp(_ *testing.T, h httplimit.Handler, app adaptertest.Handler) (*adaptertest.Server, error) {
+	mw, err := stdhttp.Middleware(h)
+	if err != nil {
+		return nil, err
+	}
+	return adaptertest.NetHTTPApp(mw, app), nil
+}
+
 func TestConformance(t *testing.T) {
-	adaptertest.Run(t, adaptertest.Adapter{New: newApp, Disconnects: true, RenderJSON: renderJSON})
+	adaptertest.Run(t, adaptertest.Adapter{New: newApp, Middleware: middlewareApp, Disconnects: true, RenderJSON: renderJSON})
 }
 
 // renderJSON renders through net/http's own means: an encoder on the

@@ -284,6 +284,8 @@ var cases = []struct {
 	{"every outcome reaches the observer", checkEveryOutcomeReachesTheObserver, false},
 	{"tiers", checkTiers, false},
 	{"refund counts only failures", checkRefundCountsOnlyFailures, false},
+	{"refunded headers tell the refund", checkRefundedHeadersTellTheRefund, false},
+	{"refunded group headers tell the refund", checkRefundedGroupHeadersTellTheRefund, false},
 	{"denied handler renders through the framework", checkDeniedHandlerRendersThroughTheFramework, false},
 }
 
