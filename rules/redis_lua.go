@@ -144,7 +144,7 @@ func (c *redisConfig) decodePush(reply []string, pushed Identity) (int64, error)
 		if !ok || reply[1] != strconv.FormatInt(pushed.Version, 10) {
 			return 0, c.unexpected(reply)
 		}
-		return held.Version, fmt.Errorf("%w: %s pushed, %s holds %s, other rules under the same version: raise the document's version above %d",
+		return held.Version, fmt.Errorf("%w: %s pushed; %s holds %s: raise the document's version above %d",
 			ErrVersionConflict, pushed, c.docKey(), held, held.Version)
 	case len(reply) == 2 && reply[0] == "same" && reply[1] == strconv.FormatInt(pushed.Version, 10):
 		return pushed.Version, nil

@@ -12,9 +12,9 @@ import (
 
 // diffDocuments returns the differences between the rules held (nil when
 // none are) and the rules wanted, one line each, as rules diff prints them:
-// the version, the policies added ("+"), removed ("-") and changed ("~", with
-// each field that changed, old -> new, indented), and the order of the
-// policies both have. No line means no difference.
+// the version, the digest, the policies added ("+"), removed ("-") and
+// changed ("~", with each field that changed, old -> new, indented), and the
+// order of the policies both have. No line means no difference.
 func diffDocuments(held, want *rules.Document) []string {
 	if held == nil {
 		held = &rules.Document{}
@@ -25,6 +25,9 @@ func diffDocuments(held, want *rules.Document) []string {
 	}
 	if held.Schema != want.Schema && held.Schema != 0 {
 		out = append(out, fmt.Sprintf("schema: %d -> %d", held.Schema, want.Schema))
+	}
+	if h, w := held.Digest(), want.Digest(); held.Version != 0 && h != w {
+		out = append(out, fmt.Sprintf("digest: %s -> %s", rules.ShortDigest(h), rules.ShortDigest(w)))
 	}
 	old := policiesByName(held)
 	for i := range want.Policies {

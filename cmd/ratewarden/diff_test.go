@@ -55,9 +55,11 @@ func TestDiffDocuments(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := diffDocuments(parseDoc(t, base+tt.old), parseDoc(t, base+tt.want))
+			old, want := parseDoc(t, base+tt.old), parseDoc(t, base+tt.want)
+			got := diffDocuments(old, want)
 			if tt.lines != nil {
-				tt.lines = append(tt.lines, "note: version 1 is not newer than the stored 1: raise it, or rules push refuses the file")
+				digests := "digest: " + rules.ShortDigest(old.Digest()) + " -> " + rules.ShortDigest(want.Digest())
+				tt.lines = append(append([]string{digests}, tt.lines...), "note: version 1 is not newer than the stored 1: raise it, or rules push refuses the file")
 			}
 			assert.Equal(t, tt.lines, got)
 		})
@@ -69,7 +71,7 @@ func TestDiffDocuments(t *testing.T) {
 func TestDiffDocumentsVersions(t *testing.T) {
 	v1 := parseDoc(t, "schema: 1\nversion: 1\npolicies:\n  - {name: a, limits: [1/s]}\n")
 	v2 := parseDoc(t, "schema: 1\nversion: 2\npolicies:\n  - {name: a, limits: [1/s]}\n")
-	assert.Equal(t, []string{"version: 1 -> 2"}, diffDocuments(v1, v2))
+	assert.Equal(t, []string{"version: 1 -> 2"}, diffDocuments(v1, v2), "the same rules: the same digest")
 	assert.Equal(t, []string{"version: 2 -> 1", "note: version 1 is not newer than the stored 2: raise it, or rules push refuses the file"}, diffDocuments(v2, v1))
 	assert.Equal(t, []string{"+ policy a", "    key: ip", "    algorithm: gcra", "    limits: [1/s]", "    cost: 1",
 		"    fail: open", "    dry_run: false", "    count: all", "    unlimited: false"}, diffDocuments(nil, v1))

@@ -64,10 +64,15 @@
 // Results go to standard output, messages to standard error; the tool, each
 // group (ratewarden rules -h, ratewarden key -h) and every command take -h.
 //
-// A push stores the document and its version in one hash, <prefix>{rules}:doc,
-// and announces the version on <prefix>{rules}:announce, in one script that
-// refuses a version not newer than the stored one; docs/rules.md ("Rules in
-// Redis") describes the layout. --prefix must be the prefix the instances'
+// A document is identified by its version and its digest (the SHA-256 of
+// its canonical form: the same rules in YAML or JSON have one digest; the
+// tool prints its first 12 hex digits). A push stores the document, its
+// version and its digest in one hash, <prefix>{rules}:doc, and announces them
+// on <prefix>{rules}:announce, in one script that refuses an older version,
+// and the stored version with another digest; the very rules Redis holds,
+// pushed again, are announced again and change nothing (exit 0).
+// docs/rules.md ("Identity" and "Rules in Redis") describes the rules and the
+// layout. --prefix must be the prefix the instances'
 // Redis store and rules watcher use (luascript.WithPrefix,
 // rules.WithRedisPrefix), so that key show and key reset find the counters
 // the instances keep.

@@ -12,7 +12,7 @@ func Example_validate() {
 	code = run([]string{"rules", "validate", "testdata/invalid.yaml"}, os.Stdout, os.Stdout)
 	fmt.Println("exit", code)
 	// Output:
-	// testdata/rules.yaml: valid: version 7, 4 policies
+	// testdata/rules.yaml: valid: version 7, digest 5efee10b3e59, 4 policies
 	// exit 0
 	// testdata/invalid.yaml:5:14: policies[0].limits[0]: ratewarden: invalid limit: "100/x": period is not a unit (ms, s, m, h, d, or sec, min, hr, hour, day), a multiple of one (30s, 15min, 7d) or a Go duration (1h30m) (want RATE/PERIOD such as 10/s, 100/m or 5/30s)
 	// testdata/invalid.yaml:6:11: policies[1].name: duplicate policy name "api" (first at 4:11)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ratewarden/ratewarden/rules"
 	"github.com/ratewarden/ratewarden/testing/redistest"
 )
 
@@ -67,13 +69,28 @@ func TestRulesCommands(t *testing.T) {
 
 			r = tg.run(t, "rules", "push", "testdata/rules.yaml")
 			require.Equal(t, exitOK, r.code, r.stderr)
-			assert.Equal(t, "pushed testdata/rules.yaml: version 7 is in "+tg.docKey()+", announced on "+tg.prefix+"{rules}:announce\n", r.stdout)
+			v7 := fileIdentity(t, "testdata/rules.yaml")
+			pushed := "pushed testdata/rules.yaml: " + v7 + " is in " + tg.docKey() + ", announced on " + tg.prefix + "{rules}:announce\n"
+			assert.Equal(t, pushed, r.stdout)
 			assert.Empty(t, r.stderr)
 
 			r = tg.run(t, "rules", "push", "testdata/rules.yaml")
+			assert.Equal(t, exitOK, r.code, "the rules Redis holds, again: a no-op")
+			assert.Equal(t, pushed, r.stdout)
+			assert.Empty(t, r.stderr)
+
+			other := filepath.Join(t.TempDir(), "rules.yaml")
+			raw, err := os.ReadFile("testdata/rules.yaml")
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(other, []byte(strings.Replace(string(raw), "free: [5/h]", "free: [6/h]", 1)), 0o644))
+			r = tg.run(t, "rules", "push", other)
 			assert.Equal(t, exitProblems, r.code)
-			assert.Contains(t, r.stderr, "ratewarden: rules version is not newer than the stored one: version 7 pushed, "+tg.docKey()+" holds version 7")
+			assert.Equal(t, "ratewarden: same rules version, other rules: "+fileIdentity(t, other)+" pushed; "+tg.docKey()+" holds "+v7+": raise the document's version above 7\n", r.stderr)
 			assert.Empty(t, r.stdout)
+			r = tg.run(t, "rules", "diff", other)
+			assert.Equal(t, exitProblems, r.code)
+			assert.Contains(t, r.stdout, "digest: "+rules.ShortDigest(mustDigest(t, "testdata/rules.yaml"))+" -> "+rules.ShortDigest(mustDigest(t, other))+"\n~ policy api\n")
+			assert.Contains(t, r.stdout, "note: version 7 is not newer than the stored 7")
 
 			r = tg.run(t, "rules", "push", "testdata/invalid.yaml")
 			assert.Equal(t, exitProblems, r.code)
@@ -89,15 +106,16 @@ func TestRulesCommands(t *testing.T) {
 			r = tg.run(t, "rules", "show")
 			assert.Equal(t, exitOK, r.code, r.stderr)
 			assert.Equal(t, string(want), r.stdout, "exactly what was pushed")
-			assert.Equal(t, tg.docKey()+" holds version 7\n", r.stderr)
+			assert.Equal(t, tg.docKey()+" holds "+v7+"\n", r.stderr)
 
 			r = tg.run(t, "rules", "diff", "testdata/rules.yaml")
 			assert.Equal(t, exitOK, r.code, r.stderr)
-			assert.Equal(t, "no difference: "+tg.docKey()+" holds testdata/rules.yaml (version 7)\n", r.stdout)
+			assert.Equal(t, "no difference: "+tg.docKey()+" holds testdata/rules.yaml ("+v7+")\n", r.stdout)
 
 			r = tg.run(t, "rules", "diff", "testdata/rules-v8.yaml")
 			assert.Equal(t, exitProblems, r.code, r.stderr)
-			assert.Equal(t, diffV7V8, r.stdout)
+			assert.Equal(t, "version: 7 -> 8\ndigest: "+rules.ShortDigest(mustDigest(t, "testdata/rules.yaml"))+" -> "+
+				rules.ShortDigest(mustDigest(t, "testdata/rules-v8.yaml"))+"\n"+diffV7V8, r.stdout)
 			assert.Empty(t, r.stderr)
 
 			r = tg.run(t, "rules", "push", "testdata/rules-v8.yaml")
@@ -110,8 +128,8 @@ func TestRulesCommands(t *testing.T) {
 }
 
 // diffV7V8 is what rules diff says of rules-v8.yaml against rules.yaml.
-const diffV7V8 = `version: 7 -> 8
-~ policy api
+// (after its version and digest lines).
+const diffV7V8 = `~ policy api
     tiers.paid: [50/h] -> [100/h]
     tiers.gold: added: [1000/h]
     overrides["leaked"]: blocked -> [1/h]
@@ -179,4 +197,21 @@ func TestRedisDown(t *testing.T) {
 	r = ratewarden(t, []string{"RATEWARDEN_REDIS=redis://" + srv.Addr()}, "rules", "show")
 	assert.Equal(t, exitProblems, r.code, "$RATEWARDEN_REDIS names the Redis")
 	assert.Contains(t, r.stderr, srv.Addr())
+}
+
+// mustDigest is the digest of the rules file path.
+func mustDigest(t *testing.T, path string) string {
+	t.Helper()
+	doc, err := rules.ReadFile(path)
+	require.NoError(t, err)
+	return doc.Digest()
+}
+
+// fileIdentity is what the tool prints of the rules file path: "version 7,
+// digest 3f2a9c1b7e04".
+func fileIdentity(t *testing.T, path string) string {
+	t.Helper()
+	doc, err := rules.ReadFile(path)
+	require.NoError(t, err)
+	return rules.Identity{Version: doc.Version, Digest: doc.Digest()}.String()
 }

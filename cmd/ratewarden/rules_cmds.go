@@ -13,14 +13,21 @@ var cmdValidate = &command{
 	name: "rules validate", args: []string{"FILE"},
 	short: "check a rules file",
 	long: `Checks the rules file FILE (YAML or JSON) as every instance would, and
-prints "FILE: valid" with its version and policies, or every problem, each
-with its line and column, on standard error (exit 1). It needs no Redis.`,
+prints "FILE: valid" with its version, its digest and its policies, or every
+problem, each with its line and column, on standard error (exit 1). It needs
+no Redis.
+
+The digest is the first 12 hex digits of the SHA-256 of the rules' canonical
+form: the same rules in YAML or JSON, commented or not, have one digest, and
+every instance reports the digest of the rules it runs (its log, the
+ratewarden_rules_version metric). Two files of one version must have one
+digest.`,
 	run: func(e *env, args []string) error {
 		doc, _, err := e.parseFile(args[0])
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "%s: valid: version %d, %d polic%s\n", args[0], doc.Version, len(doc.Policies), pluralY(len(doc.Policies)))
+		fmt.Fprintf(e.stdout, "%s: valid: %s, %d polic%s\n", args[0], identity(doc), len(doc.Policies), pluralY(len(doc.Policies)))
 		return nil
 	},
 }
@@ -43,7 +50,11 @@ var cmdPush = &command{
 that also announces it to every watching instance, which loads it at once
 (and, should the announcement be lost, at its next poll). The push is refused
 (exit 1) unless the file's version is newer than the one Redis holds, which
-the message names.`,
+the message names: an older version, or the version Redis holds with other
+rules (another digest), which every instance would take for the rules it
+already runs. Pushing the very rules Redis holds again (the same version and
+digest) changes nothing and announces them again (exit 0), so that a
+deployment may push on every run. It prints the version and digest pushed.`,
 	run: runPush,
 }
 
@@ -51,7 +62,8 @@ var cmdShow = &command{
 	name: "rules show", redis: true,
 	short: "print the rules in Redis",
 	long: `Prints the rules document Redis holds, exactly as it was pushed, on
-standard output, and its version on standard error. Exits 1 when Redis holds
+standard output, and its version and digest on standard error (what every
+instance that follows Redis reports once it has loaded them). Exits 1 when Redis holds
 no rules, or holds something no push writes (the text is printed when it can
 be read).`,
 	run: runShow,
@@ -98,32 +110,42 @@ func readFile(path string) ([]byte, error) {
 }
 
 func runPush(e *env, args []string) error {
-	_, raw, err := e.parseFile(args[0])
+	doc, raw, err := e.parseFile(args[0])
 	if err != nil {
 		return err
 	}
-	v, err := e.pushRules(raw)
-	if errors.Is(err, rules.ErrStaleRules) {
+	_, err = e.pushRules(raw)
+	if errors.Is(err, rules.ErrStaleRules) || errors.Is(err, rules.ErrVersionConflict) {
 		fmt.Fprintln(e.stderr, err)
 		return errFound
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "pushed %s: version %d is in %s, announced on %s{rules}:announce\n", args[0], v, e.docKey(), e.prefix)
+	fmt.Fprintf(e.stdout, "pushed %s: %s is in %s, announced on %s{rules}:announce\n", args[0], identity(doc), e.docKey(), e.prefix)
 	return nil
 }
 
 func runShow(e *env, _ []string) error {
-	raw, v, err := e.fetchRules()
+	raw, _, err := e.fetchRules()
 	if raw != nil {
 		_, _ = e.stdout.Write(raw)
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "%s holds version %d\n", e.docKey(), v)
+	doc, err := rules.Parse(raw, rules.RedisSource)
+	if err != nil {
+		return err // FetchRules parsed it already
+	}
+	fmt.Fprintf(e.stderr, "%s holds %s\n", e.docKey(), identity(doc))
 	return nil
+}
+
+// identity writes doc's version and short digest: "version 7, digest
+// 3f2a9c1b7e04".
+func identity(doc *rules.Document) string {
+	return rules.Identity{Version: doc.Version, Digest: doc.Digest()}.String()
 }
 
 func runDiff(e *env, args []string) error {
@@ -161,7 +183,7 @@ func (e *env) diffLines(path string) ([]string, error) {
 	}
 	lines := diffDocuments(held, doc)
 	if len(lines) == 0 {
-		fmt.Fprintf(e.stdout, "no difference: %s holds %s (version %d)\n", e.docKey(), path, doc.Version)
+		fmt.Fprintf(e.stdout, "no difference: %s holds %s (%s)\n", e.docKey(), path, identity(doc))
 	}
 	return lines, nil
 }

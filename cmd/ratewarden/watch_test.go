@@ -65,6 +65,18 @@ func (wt *watcher) waitSubscribed(t *testing.T, n int64) {
 	}
 }
 
+// waitAnnouncements waits until the watcher has received n announcements.
+func (wt *watcher) waitAnnouncements(t *testing.T, n int64) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for s := wt.w.Stats(); s.Announcements < n; s = wt.w.Stats() {
+		if time.Now().After(deadline) {
+			t.Fatalf("announcement %d not received: %+v", n, s)
+		}
+		time.Sleep(2 * time.Millisecond) // waits for the watcher; moves no time
+	}
+}
+
 // The operator's push reaches every instance on its announcement, through
 // go-redis on a single server and a cluster, and again after the
 // instances' subscriptions are killed (they subscribe again).
@@ -83,9 +95,22 @@ func TestPushReachesWatchers(t *testing.T) {
 				ws = append(ws, wt)
 			}
 			require.Equal(t, exitOK, tg.run(t, "rules", "push", "testdata/rules.yaml").code)
+			v7 := rules.Reload{Source: rules.RedisSource, Version: 7, Digest: mustDigest(t, "testdata/rules.yaml")}
 			for _, wt := range ws {
-				assert.Equal(t, rules.Reload{Source: rules.RedisSource, Version: 7}, wt.next(t))
+				assert.Equal(t, v7, wt.next(t))
 				assert.Equal(t, int64(1), wt.w.Stats().Announcements)
+			}
+			show := tg.run(t, "rules", "show")
+			assert.Equal(t, tg.docKey()+" holds "+ws[0].set.Identity().String()+"\n", show.stderr, "what the tool shows is what the instances run")
+			assert.Equal(t, ws[0].set.Identity(), ws[1].set.Identity())
+
+			// The same rules pushed again: announced again, loaded by nobody.
+			require.Equal(t, exitOK, tg.run(t, "rules", "push", "testdata/rules.yaml").code)
+			for _, wt := range ws {
+				wt.waitAnnouncements(t, 2)
+				require.NoError(t, wt.w.Refresh(context.Background()))
+				assert.Equal(t, int64(1), wt.w.Stats().Loads)
+				assert.Empty(t, wt.reloads)
 			}
 
 			killSubscribers(t, tg)
@@ -94,8 +119,8 @@ func TestPushReachesWatchers(t *testing.T) {
 			}
 			require.Equal(t, exitOK, tg.run(t, "rules", "push", "testdata/rules-v8.yaml").code)
 			for _, wt := range ws {
-				assert.Equal(t, rules.Reload{Source: rules.RedisSource, Version: 8}, wt.next(t))
-				assert.Equal(t, int64(2), wt.w.Stats().Announcements, "announced on the new subscription")
+				assert.Equal(t, rules.Reload{Source: rules.RedisSource, Version: 8, Digest: mustDigest(t, "testdata/rules-v8.yaml")}, wt.next(t))
+				assert.Equal(t, int64(3), wt.w.Stats().Announcements, "announced on the new subscription")
 				assert.Len(t, wt.set.Document().Policies, 4)
 			}
 		})
