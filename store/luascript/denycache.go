@@ -2,6 +2,8 @@ package luascript
 
 import (
 	"hash/maphash"
+	"math/bits"
+	"math/rand/v2"
 	"sync/atomic"
 	"time"
 
@@ -14,22 +16,46 @@ import (
 // It is safe for concurrent use.
 //
 // It is direct-mapped: a fixed array of slots, each holding the latest denial
-// whose identity hashes there, swapped atomically. Memory is bounded by the
-// number of slots whatever the keys' length, lookups take no lock, and a
-// collision only evicts (the evicted key goes back to Redis).
+// of a key (namespace and key: keyAddress) that maps there, swapped
+// atomically. Memory is bounded by the number of slots whatever the keys'
+// length, lookups take no lock, and a collision only evicts (the evicted key
+// goes back to Redis). A key's denials under several algorithms, limits or
+// costs share its slot, so dropping a key (a reset, a refund, an
+// announcement of either) is dropping one slot.
+//
+// Each slot has a generation, read before a call is sent (probe) and
+// recorded in the denial the call's reply puts; drop bumps it, so a denial
+// Redis decided before a reset or a refund but whose reply arrives after
+// the drop is never served.
 type denyCache struct {
 	seed  maphash.Seed
+	mix   [2]uint64 // random: a key's slot differs between processes
 	mask  uint64
-	slots []atomic.Pointer[denial]
+	slots []cacheSlot
+}
+
+// cacheSlot is one slot: the denial it holds and its generation.
+type cacheSlot struct {
+	entry atomic.Pointer[denial]
+	gen   atomic.Uint64
 }
 
 // denial is one remembered denial; immutable once stored.
 type denial struct {
 	id    uint64 // seeded hash of namespace, key, algorithm and limits
+	gen   uint64 // the slot's generation when the call was sent
 	cost  int64
 	at    time.Time // when the denied call was sent (or the caller's time)
 	until time.Time // at + RetryAfter: no identical request fits before
 	d     core.Decision
+}
+
+// probe is what a request's lookup found out before its call is sent: its
+// slot, identity and the slot's generation then.
+type probe struct {
+	slot *cacheSlot
+	id   uint64
+	gen  uint64
 }
 
 // newDenyCache returns a cache of size slots (rounded up to a power of two).
@@ -38,12 +64,22 @@ func newDenyCache(size int) *denyCache {
 	for n < size {
 		n <<= 1
 	}
-	return &denyCache{seed: maphash.MakeSeed(), mask: uint64(n - 1), slots: make([]atomic.Pointer[denial], n)}
+	return &denyCache{
+		seed: maphash.MakeSeed(), mix: [2]uint64{rand.Uint64(), rand.Uint64() | 1},
+		mask: uint64(n - 1), slots: make([]cacheSlot, n),
+	}
 }
 
-// identity hashes what names a key's state: namespace, key, algorithm and the
-// limits' figures (encs, from checkRequest). The cost is kept beside it, so a
-// reset finds the entry whatever cost it was denied for.
+// slotOf returns the slot of the key whose address (keyAddress) is addr,
+// mixed with random figures, so a key's slot differs between processes.
+func (c *denyCache) slotOf(addr uint64) *cacheSlot {
+	hi, lo := bits.Mul64(addr^c.mix[0], c.mix[1])
+	return &c.slots[(hi^lo)&c.mask]
+}
+
+// identity hashes what names a cached denial: namespace, key, algorithm and
+// the limits' figures (encs, from checkRequest). The cost is kept beside it,
+// so a request of another cost finds nothing.
 func (c *denyCache) identity(req core.TakeRequest, encs []*encodedLimit) uint64 {
 	var h maphash.Hash
 	h.SetSeed(c.seed)
@@ -67,16 +103,23 @@ func (c *denyCache) identity(req core.TakeRequest, encs []*encodedLimit) uint64 
 	return h.Sum64()
 }
 
-// get returns the remembered denial of req when one is still running at now,
-// with RetryAfter and ResetAfter counted down to now. The remaining quota is
-// the one Redis reported with the denial.
-func (c *denyCache) get(req core.TakeRequest, encs []*encodedLimit, now time.Time) (core.Decision, bool) {
+// probe finds req's slot and reads its generation; call it before the call
+// to Redis is sent.
+func (c *denyCache) probe(req core.TakeRequest, encs []*encodedLimit) probe {
+	s := c.slotOf(keyAddress(req.Namespace, req.Key))
+	return probe{slot: s, id: c.identity(req, encs), gen: s.gen.Load()}
+}
+
+// get returns the remembered denial of req (probed as p) when one is still
+// running at now and no drop has come since its call was sent, with
+// RetryAfter and ResetAfter counted down to now. The remaining quota is the
+// one Redis reported with the denial.
+func (c *denyCache) get(p probe, req core.TakeRequest, now time.Time) (core.Decision, bool) {
 	if now.UnixMicro() < 0 || now.UnixMicro() > core.MaxTime {
 		return core.Decision{}, false
 	}
-	id := c.identity(req, encs)
-	e := c.slots[id&c.mask].Load()
-	if e == nil || e.id != id || e.cost != req.Cost || !now.Before(e.until) || e.d.Index >= len(req.Limits) {
+	e := p.slot.entry.Load()
+	if e == nil || e.id != p.id || e.gen != p.gen || e.cost != req.Cost || !now.Before(e.until) || e.d.Index >= len(req.Limits) {
 		return core.Decision{}, false
 	}
 	d := e.d
@@ -86,21 +129,32 @@ func (c *denyCache) get(req core.TakeRequest, encs []*encodedLimit, now time.Tim
 	return d, true
 }
 
-// put remembers a denial of req decided at at. Exceeds denials are not kept:
-// no wait admits them, and Redis reports them with a fixed RetryAfter.
-func (c *denyCache) put(req core.TakeRequest, encs []*encodedLimit, at time.Time, d core.Decision) {
-	if d.Allowed || d.Exceeds || d.RetryAfter <= 0 {
+// put remembers a denial of req (probed as p before its call was sent)
+// decided at at, unless the slot was dropped since: the denial may then
+// predate a reset or refund. Exceeds denials are not kept: no wait admits
+// them, and Redis reports them with a fixed RetryAfter.
+func (c *denyCache) put(p probe, req core.TakeRequest, at time.Time, d core.Decision) {
+	if d.Allowed || d.Exceeds || d.RetryAfter <= 0 || p.slot.gen.Load() != p.gen {
 		return
 	}
-	id := c.identity(req, encs)
-	c.slots[id&c.mask].Store(&denial{id: id, cost: req.Cost, at: at, until: at.Add(d.RetryAfter), d: d})
+	// A drop between the check and the store leaves an entry of an old
+	// generation, which get refuses.
+	p.slot.entry.Store(&denial{id: p.id, gen: p.gen, cost: req.Cost, at: at, until: at.Add(d.RetryAfter), d: d})
 }
 
-// forget drops the remembered denial of req's key, whatever its cost.
-func (c *denyCache) forget(req core.TakeRequest, encs []*encodedLimit) {
-	id := c.identity(req, encs)
-	slot := &c.slots[id&c.mask]
-	if e := slot.Load(); e != nil && e.id == id {
-		slot.CompareAndSwap(e, nil)
+// drop forgets every remembered denial of the key whose address is addr,
+// whatever its algorithm, limits and cost, and voids those whose calls are
+// in flight.
+func (c *denyCache) drop(addr uint64) {
+	s := c.slotOf(addr)
+	s.gen.Add(1)
+	s.entry.Store(nil)
+}
+
+// dropAll forgets every remembered denial and voids those in flight.
+func (c *denyCache) dropAll() {
+	for i := range c.slots {
+		c.slots[i].gen.Add(1)
+		c.slots[i].entry.Store(nil)
 	}
 }

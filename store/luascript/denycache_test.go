@@ -25,44 +25,44 @@ func TestDenyCache(t *testing.T) {
 	encs := checked(t, req)
 	denied := core.Decision{Limit: req.Limits[0], RetryAfter: time.Second, ResetAfter: 2 * time.Second}
 
-	c.put(req, encs, at, core.Decision{Allowed: true})
-	_, ok := c.get(req, encs, at)
+	c.put(c.probe(req, encs), req, at, core.Decision{Allowed: true})
+	_, ok := c.get(c.probe(req, encs), req, at)
 	assert.False(t, ok, "admissions are never cached")
-	c.put(req, encs, at, core.Decision{Exceeds: true, RetryAfter: time.Second})
-	_, ok = c.get(req, encs, at)
+	c.put(c.probe(req, encs), req, at, core.Decision{Exceeds: true, RetryAfter: time.Second})
+	_, ok = c.get(c.probe(req, encs), req, at)
 	assert.False(t, ok, "never-fits denials are never cached")
 
-	c.put(req, encs, at, denied)
-	d, ok := c.get(req, encs, at.Add(400*time.Millisecond))
+	c.put(c.probe(req, encs), req, at, denied)
+	d, ok := c.get(c.probe(req, encs), req, at.Add(400*time.Millisecond))
 	require.True(t, ok)
 	assert.False(t, d.Allowed)
 	assert.Equal(t, 600*time.Millisecond, d.RetryAfter, "counted down to now")
 	assert.Equal(t, 1600*time.Millisecond, d.ResetAfter)
 
-	_, ok = c.get(req, encs, at.Add(time.Second))
+	_, ok = c.get(c.probe(req, encs), req, at.Add(time.Second))
 	assert.False(t, ok, "expires at the RetryAfter Redis gave")
 
 	other := req
 	other.Cost = 2
-	_, ok = c.get(other, encs, at)
+	_, ok = c.get(c.probe(other, encs), other, at)
 	assert.False(t, ok, "another cost is another request")
 	other = req
 	other.Key = "k2"
-	_, ok = c.get(other, encs, at)
+	_, ok = c.get(c.probe(other, encs), other, at)
 	assert.False(t, ok, "another key")
 	other = req
 	other.Limits = []core.Limit{core.PerSecond(1).WithBurst(2)}
-	_, ok = c.get(other, checked(t, other), at)
+	_, ok = c.get(c.probe(other, checked(t, other)), other, at)
 	assert.False(t, ok, "other limits")
 	other = req
 	other.Limits = []core.Limit{core.PerSecond(1).Named("renamed")}
-	d, ok = c.get(other, checked(t, other), at)
+	d, ok = c.get(c.probe(other, checked(t, other)), other, at)
 	assert.True(t, ok, "a limit's name is not part of its state")
 	assert.Equal(t, other.Limits[0], d.Limit, "the decision names the request's limit")
 
-	c.forget(req, encs)
-	_, ok = c.get(req, encs, at)
+	c.drop(keyAddress(req.Namespace, req.Key))
+	_, ok = c.get(c.probe(req, encs), req, at)
 	assert.False(t, ok, "forgotten")
-	_, ok = c.get(req, encs, time.UnixMicro(-1))
+	_, ok = c.get(c.probe(req, encs), req, time.UnixMicro(-1))
 	assert.False(t, ok, "a time out of range finds nothing")
 }

@@ -114,17 +114,37 @@
 // was sent, before Redis decided, so the local denial ends no later than
 // Redis's. A denial for a cost of n says nothing about a smaller cost, so the
 // cost is part of what must match. Answers from the cache count RetryAfter and
-// ResetAfter down but repeat the Remaining of the denial. Reset clears this
-// store's entry for the key; denials cached by other instances end at their
-// RetryAfter, so after a Reset another instance may deny a little longer than
-// Redis would, never less. A refund, which frees quota, clears this store's
-// entry for the key the same way, and leaves other instances' to run out.
+// ResetAfter down but repeat the Remaining of the denial. A key's denials
+// share one slot whatever their algorithm, limits and cost, so the cache
+// holds one denial per key.
+//
+// # Resets and refunds reach every instance
+//
+// A reset or a refund frees quota that cached denials say is spent. The
+// script that runs it announces it: it PUBLISHes a 16-hex-digit digest of
+// the key (namespace and key) on the channel <prefix>{resets}:announce. A
+// classic PUBLISH, which Redis Cluster broadcasts to every node, so a
+// subscriber on any node hears it (SPUBLISH would reach only the key's
+// shard); it costs Redis about a microsecond with no subscriber. This store
+// drops its own cached denials of the key when the call returns, and every
+// store that follows the channel (Store.FollowResets, which an application
+// runs on a goroutine of its own; the go-redis and rueidis bindings can
+// subscribe) drops its own at once, whatever algorithm, limits and cost
+// they were cached for. A denial whose call was sent before a drop is never
+// cached, even when its reply comes after the drop: each cache slot has a
+// generation, read before the call is sent and bumped by a drop. A store
+// whose subscription broke missed the announcements sent meanwhile, so it
+// drops its whole cache when the subscription ends and when it is renewed.
+// A store that does not follow the channel keeps the denials it cached
+// until their RetryAfter: after a reset or refund elsewhere it may deny a
+// little longer than Redis would, never less.
 //
 // # Writing a binding
 //
 // A binding implements Backend.Eval for its client, sending EVALSHA and, on
 // NOSCRIPT, EVAL, never replaying a call that may have reached the server,
 // and hands it to New. Scripts lists the scripts, for a binding that loads them
-// ahead of use. Package testing/redistest checks a Backend (redistest.Backend)
+// ahead of use. A binding whose client can subscribe implements Subscriber
+// too, for FollowResets. Package testing/redistest checks a Backend (redistest.Backend)
 // and the store over it against a real Redis.
 package luascript

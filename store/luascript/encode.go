@@ -50,9 +50,11 @@ func checkRequest(req core.TakeRequest, take, callerNow bool, now int64, dst []*
 // key per limit (KEYS), then ARGV: the cost; two figures per limit, interval
 // and tau (µs) for the meters, rate and period (µs) for the windows and the
 // sliding log; for a refund, the admission's age (µs, see refundAge); and,
-// unless the store runs on Redis's clock with no TTL floor, now (µs, or
-// serverTime) and the minimum TTL (ms). Every argument costs Redis a string
-// per call, so the defaults send none. The keys are dst's first len(encs) new
+// unless the store runs on Redis's clock with no TTL floor and the call is
+// not a refund, now (µs, or serverTime) and the minimum TTL (ms); and for a
+// refund, the channel and payload of its announcement (announce.go). Every
+// argument costs Redis a string per call, so a spend on the defaults sends
+// none. The keys are dst's first len(encs) new
 // entries.
 func (c *config) appendCall(dst []string, req core.TakeRequest, now int64, encs []*encodedLimit) []string {
 	dst = c.appendKeys(dst, req, encs)
@@ -72,12 +74,15 @@ func (c *config) appendCall(dst []string, req core.TakeRequest, now int64, encs 
 		}
 		dst = append(dst, strconv.FormatInt(age, 10))
 	}
-	if now >= 0 || c.minTTL > 0 {
+	if now >= 0 || c.minTTL > 0 || req.Cost < 0 {
 		t := serverTime
 		if now >= 0 {
 			t = strconv.FormatInt(now, 10)
 		}
 		dst = append(dst, t, c.minTTLArg)
+	}
+	if req.Cost < 0 {
+		dst = append(dst, c.channel, announcement(keyAddress(req.Namespace, req.Key)))
 	}
 	return dst
 }

@@ -7,7 +7,9 @@ package luascript
 //	      token bucket, the leaky bucket and GCRA; rate and period (µs) for
 //	      the windows; then, for a refund only, the admission's age (µs);
 //	      then, only when the store runs on the caller's clock or with a TTL
-//	      floor, now (µs, or -1 for the server's TIME) and the min TTL (ms).
+//	      floor, or for a refund, now (µs, or -1 for the server's TIME) and
+//	      the min TTL (ms); then, for a refund, the channel and payload of
+//	      its announcement (luaAnnounce).
 //
 // Each argument costs Redis a string per call, as much as a few dozen Lua
 // operations, so a store on its defaults (Redis's clock, no TTL floor) sends
@@ -66,6 +68,12 @@ if now < 0 then
 end
 `
 
+// luaAnnounce announces a refund: every store that follows the channel
+// drops its cached denials of the key (announce.go).
+const luaAnnounce = `
+  redis.call('PUBLISH', ARGV[opt + 2], ARGV[opt + 3])
+`
+
 // luaTTL sets ms to the lifetime us (µs) in whole milliseconds, rounded up, at
 // least 1 and at least the floor.
 const luaTTL = `
@@ -83,7 +91,7 @@ const luaTTL = `
 // written under another interval is re-expressed, and written so whatever
 // the decision, as core's Reexpress and the memory store do.
 const luaMeter = luaNow + `
-if cost < 0 then
+if cost < 0 then` + luaAnnounce + `
   local adm = now - tonumber(ARGV[2 * nk + 2])
   for i = 1, nk do
     local iv, tau = tonumber(ARGV[2 * i]), tonumber(ARGV[2 * i + 1])
@@ -194,7 +202,7 @@ const luaMeterRead = `
 // stepped back) reads as that one, its counts carried, and a spend or a
 // refund writes it so even when denied (core's rebase).
 const luaWindows = luaNow + `
-if cost < 0 then
+if cost < 0 then` + luaAnnounce + `
   local n, adm, R = -cost, now - tonumber(ARGV[2 * nk + 2]), {}
   for i = 1, nk do
     local rate, period = tonumber(ARGV[2 * i]), tonumber(ARGV[2 * i + 1])
@@ -318,6 +326,9 @@ const luaSlidingWindowFits = `  local cur, prev = 0, 0
   local ws, wn, wp = start, cur + cost, prev`
 
 // luaReset deletes the keys of one request (they share a hash tag, so one
-// slot) and replies {the number deleted}.
-const luaReset = `return {redis.call('DEL', unpack(KEYS))}
+// slot), announces the reset (ARGV: the channel and the payload,
+// announce.go), and replies {the number deleted}.
+const luaReset = `local n = redis.call('DEL', unpack(KEYS))
+redis.call('PUBLISH', ARGV[1], ARGV[2])
+return {n}
 `

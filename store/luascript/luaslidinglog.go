@@ -114,7 +114,7 @@ end
 -- A refund removes, under each limit, up to -cost of the latest entries at
 -- or before the admission that are still in the window: the list keeps the
 -- entries before them and gets the ones after them pushed back.
-if cost < 0 then
+if cost < 0 then` + luaAnnounce + `
   local adm = now - tonumber(ARGV[2 * nk + 2])
   for i = 1, nk do
     local key, period = KEYS[i], tonumber(ARGV[2 * i + 1])

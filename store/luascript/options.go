@@ -35,6 +35,8 @@ type config struct {
 	// minTTLArg is minTTL as the scripts take it (ARGV[3], whole
 	// milliseconds), formatted once by New.
 	minTTLArg string
+	// channel is where resets and refunds are announced (resetChannel).
+	channel string
 }
 
 func defaultConfig() config {
@@ -127,6 +129,7 @@ func (c *config) apply(opts []Option) error {
 		}
 	}
 	c.minTTLArg = strconv.FormatInt(ceilMillis(c.minTTL), 10)
+	c.channel = resetChannel(c.prefix)
 	return nil
 }
 

@@ -12,8 +12,8 @@ import (
 )
 
 // TestEncodeRefund: a refund sends its negative cost and, after the limits'
-// figures, the admission's age (before now and the TTL floor, when sent); a
-// spend sends no age.
+// figures, the admission's age, now and the TTL floor (always, for a refund),
+// and its announcement's channel and payload; a spend sends no age.
 func TestEncodeRefund(t *testing.T) {
 	limits := []core.Limit{core.PerSecond(10), core.PerMinute(100)}
 	cases := []struct {
@@ -25,14 +25,14 @@ func TestEncodeRefund(t *testing.T) {
 	}{
 		{"spend", 1, time.Time{}, nil, []string{"1", "100000", "1000000", "600000", "60000000"}},
 		{"refund on Redis's clock", -3, t0.Add(-1500 * time.Millisecond), nil,
-			[]string{"-3", "100000", "1000000", "600000", "60000000", "1500000"}},
+			[]string{"-3", "100000", "1000000", "600000", "60000000", "1500000", "-1", "0", "{resets}:announce", announcement(keyAddress("", "k"))}},
 		{"refund on the caller's clock", -3, t0.Add(-time.Second), []Option{WithCallerClock()},
-			[]string{"-3", "100000", "1000000", "600000", "60000000", "1000000", itoa(t0.UnixMicro()), "0"}},
-		{"refund admitted now", -1, time.Time{}, nil, []string{"-1", "100000", "1000000", "600000", "60000000", "0"}},
-		{"sliding log on Redis's clock: slack", -1, t0.Add(-1500 * time.Millisecond), nil, []string{"-1", "10", "1000000", "100", "60000000", "1400000"}},
+			[]string{"-3", "100000", "1000000", "600000", "60000000", "1000000", itoa(t0.UnixMicro()), "0", "{resets}:announce", announcement(keyAddress("", "k"))}},
+		{"refund admitted now", -1, time.Time{}, nil, []string{"-1", "100000", "1000000", "600000", "60000000", "0", "-1", "0", "{resets}:announce", announcement(keyAddress("", "k"))}},
+		{"sliding log on Redis's clock: slack", -1, t0.Add(-1500 * time.Millisecond), nil, []string{"-1", "10", "1000000", "100", "60000000", "1400000", "-1", "0", "{resets}:announce", announcement(keyAddress("", "k"))}},
 		{"sliding log on the caller's clock: none", -1, t0.Add(-1500 * time.Millisecond), []Option{WithCallerClock()},
-			[]string{"-1", "10", "1000000", "100", "60000000", "1500000", itoa(t0.UnixMicro()), "0"}},
-		{"refund admitted after now", -1, t0.Add(time.Hour), nil, []string{"-1", "100000", "1000000", "600000", "60000000", "0"}},
+			[]string{"-1", "10", "1000000", "100", "60000000", "1500000", itoa(t0.UnixMicro()), "0", "{resets}:announce", announcement(keyAddress("", "k"))}},
+		{"refund admitted after now", -1, t0.Add(time.Hour), nil, []string{"-1", "100000", "1000000", "600000", "60000000", "0", "-1", "0", "{resets}:announce", announcement(keyAddress("", "k"))}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

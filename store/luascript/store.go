@@ -41,6 +41,7 @@ type Store struct {
 	cfg     config
 	cache   *denyCache // nil when off
 	now     func() time.Time
+	follow  followStats
 }
 
 var (
@@ -108,9 +109,11 @@ func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, 
 	}
 	cached := s.cache != nil && req.Cost > 0
 	var at time.Time
+	var p probe
 	if cached {
 		at = s.localNow(req)
-		if d, ok := s.cache.get(req, encs, at); ok {
+		p = s.cache.probe(req, encs)
+		if d, ok := s.cache.get(p, req, at); ok {
 			return d, nil
 		}
 	}
@@ -120,6 +123,9 @@ func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, 
 	strs, reply := buffers(len(encs))
 	call := s.cfg.appendCall(strs, req, now, encs)
 	reply, err = s.backend.Eval(ctx, scripts[req.Algorithm], call[:len(encs)], call[len(encs):], reply)
+	if req.Cost < 0 {
+		s.dropKey(req) // a refund (maybe run, even on an error) frees quota a cached denial says is spent
+	}
 	if err != nil {
 		return core.Decision{}, fmt.Errorf("%w: %w", ErrRedis, err)
 	}
@@ -128,10 +134,7 @@ func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, 
 		return core.Decision{}, fmt.Errorf("%w: %w", ErrRedis, err)
 	}
 	if cached && !d.Allowed {
-		s.cache.put(req, encs, at, d)
-	}
-	if s.cache != nil && req.Cost < 0 {
-		s.cache.forget(req, encs) // a refund frees quota a cached denial says is spent
+		s.cache.put(p, req, at, d)
 	}
 	return d, nil
 }
@@ -147,31 +150,29 @@ func (s *Store) localNow(req core.TakeRequest) time.Time {
 }
 
 // Reset forgets req's key under req's algorithm and limits (req.Cost and
-// req.Now are ignored), in Redis, with one script call that deletes its keys,
-// and in this store's local cache. Denials cached by other stores (other
-// application instances) run out on their own, at their RetryAfter. An invalid
-// algorithm or limit returns core's error; a failed call, one wrapping
-// ErrRedis.
+// req.Now are ignored), in Redis, with one script call that deletes its keys
+// and announces the reset, and drops this store's cached denials of the key
+// (whatever their algorithm, limits and cost), those of calls in flight
+// included. Every store that follows the announcements (FollowResets), on
+// any instance, drops its own at once. An invalid algorithm or limit returns
+// core's error; a failed call, one wrapping ErrRedis.
 func (s *Store) Reset(ctx context.Context, req core.TakeRequest) error {
-	keys, encs, err := s.keys(req)
+	keys, _, err := s.keys(req)
 	if err != nil {
 		return err
 	}
-	if s.cache != nil {
-		s.cache.forget(req, encs)
-	}
+	s.dropKey(req)
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%w: %w", ErrRedis, err)
 	}
-	reply, err := s.backend.Eval(ctx, resetScript, keys, nil, nil)
+	args := []string{s.cfg.channel, announcement(keyAddress(req.Namespace, req.Key))}
+	reply, err := s.backend.Eval(ctx, resetScript, keys, args, nil)
+	s.dropKey(req) // a denial whose call went out before the reset ran
 	if err == nil {
 		err = checkResetReply(reply, len(keys))
 	}
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrRedis, err)
-	}
-	if s.cache != nil {
-		s.cache.forget(req, encs) // a denial cached while the call was in flight
 	}
 	return nil
 }

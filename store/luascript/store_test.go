@@ -165,7 +165,7 @@ func TestReset(t *testing.T) {
 	require.NoError(t, s.Reset(bg, reset))
 	assert.Same(t, resetScript, rec.script)
 	assert.Equal(t, keys, rec.keys)
-	assert.Empty(t, rec.args)
+	assert.Equal(t, []string{"r:{resets}:announce", announcement(keyAddress("", "k"))}, rec.args, "the reset is announced")
 	rec.reply = []int64{1, now, now, now}
 	d, err := s.Take(bg, req)
 	require.NoError(t, err)

@@ -50,8 +50,18 @@ func honoursContext(c redis.UniversalClient) bool {
 	return true
 }
 
-// backend sends a store's script calls through go-redis.
+// backend sends a store's script calls through go-redis, and subscribes to
+// the announcements of resets and refunds (luascript.Subscriber).
 type backend struct{ client redis.UniversalClient }
+
+var _ luascript.Subscriber = backend{}
+
+// Subscribe subscribes to channel on a connection of its own, as
+// RulesBackend.Subscribe does, for luascript.Store.FollowResets: it returns
+// when ctx ends or the connection fails, and the store subscribes again.
+func (b backend) Subscribe(ctx context.Context, channel string, subscribed func(), message func(payload string)) error {
+	return (&RulesBackend{b.client}).Subscribe(ctx, channel, subscribed, message)
+}
 
 // scriptCmd is a script call that go-redis must never send twice: go-redis
 // retries a command after a network error (MaxRetries), which for a decision

@@ -28,8 +28,19 @@ func New(client rueidis.Client, opts ...luascript.Option) (*luascript.Store, err
 	return st, nil
 }
 
-// backend sends a store's script calls through rueidis.
+// backend sends a store's script calls through rueidis, and subscribes to
+// the announcements of resets and refunds (luascript.Subscriber).
 type backend struct{ client rueidis.Client }
+
+var _ luascript.Subscriber = backend{}
+
+// Subscribe subscribes to channel, as RulesBackend.Subscribe does, for
+// luascript.Store.FollowResets: rueidis renews a broken subscription on its
+// own and each renewal calls subscribed again (on which the store drops its
+// whole cache, since announcements may have been missed).
+func (b backend) Subscribe(ctx context.Context, channel string, subscribed func(), message func(payload string)) error {
+	return (&RulesBackend{b.client}).Subscribe(ctx, channel, subscribed, message)
+}
 
 // Eval sends EVALSHA and, on NOSCRIPT (the script did not run), EVAL with the
 // source. The commands are built without rueidis's retryable flag, so rueidis
