@@ -275,7 +275,7 @@ probe() {
 }
 
 # probe_rules NAME: example NAME with -rules, a copy of examples/rules.yaml:
-#   POST /login: a right password 200 twice, each given back (remaining 4);
+#   POST /login: a right password 200 twice, each given back before its headers go out (remaining 5);
 #                a wrong one 401 five times, then 429 named login, and so is
 #                a right one
 #   /api/items:  by X-API-Key, RateLimit-Policy "api/free"; with X-Plan: paid
@@ -290,7 +290,7 @@ probe_rules() {
 	for i in 1 2; do
 		expect 200 /login -X POST -H 'X-Password: right'
 		expect_in headers '^ratelimit-policy: "login";q=5;w=60$'
-		expect_in headers '^x-ratelimit-remaining: 4$'
+		expect_in headers '^x-ratelimit-remaining: 5$'
 	done
 	for i in 1 2 3 4 5; do expect 401 /login -X POST -H 'X-Password: wrong'; done
 	expect 429 /login -X POST -H 'X-Password: wrong'

@@ -108,9 +108,10 @@ func RulesMode(t *testing.T, start Start) {
 	})
 }
 
-// checkLogin: a right password is admitted and given back, so any number of
-// them never locks out; 5 wrong ones a minute are, then the sixth is 429,
-// named login, and so is a right one after it.
+// checkLogin: a right password is admitted and given back before its
+// headers go out, so they show the quota whole and any number of them never
+// locks out; 5 wrong ones a minute are, then the sixth is 429, named login,
+// and so is a right one after it.
 func checkLogin(t *testing.T, s *Server) {
 	right := []string{flags.PasswordHeader, flags.RulesPassword}
 	wrong := []string{flags.PasswordHeader, "guess"}
@@ -118,7 +119,7 @@ func checkLogin(t *testing.T, s *Server) {
 		resp := s.Do(t, http.MethodPost, flags.LoginPath, right...)
 		assert.Equal(t, 200, resp.Status, "right password %d", i+1)
 		assert.Equal(t, `"login";q=5;w=60`, resp.Header.Get("RateLimit-Policy"))
-		assert.Equal(t, "4", resp.Header.Get("X-RateLimit-Remaining"), "right password %d: the earlier ones were given back", i+1)
+		assert.Equal(t, "5", resp.Header.Get("X-RateLimit-Remaining"), "right password %d: given back before its headers went out", i+1)
 	}
 	for i := range 5 {
 		resp := s.Do(t, http.MethodPost, flags.LoginPath, wrong...)
