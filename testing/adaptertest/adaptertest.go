@@ -78,7 +78,8 @@ type Adapter struct {
 	// the framework's request with the adapter's Native).
 	RenderJSON func(w httplimit.ResponseWriter, r keyfuncs.Request, status int, body any)
 	// Middleware builds the app New builds, around the adapter's
-	// Middleware(h) instead of New: for RunRules, which hands it a rule set.
+	// Middleware(h) instead of New: for RunRules, which hands it a rule set, and
+	// for Run's Group cases.
 	Middleware func(t *testing.T, h httplimit.Handler, app Handler) (*Server, error)
 }
 
