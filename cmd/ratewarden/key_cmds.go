@@ -28,9 +28,16 @@ var cmdKeyReset = &command{
 	name: "key reset", args: []string{"POLICY", "KEY"}, redis: true,
 	short: "forget a key's counters under a policy",
 	long: `Forgets KEY's counters under the policy POLICY of the rules Redis holds, in
-every tier and in the key's override: the client starts afresh at once, on
-every instance. KEY is exactly what the policy's key produces. Exits 1 when
-Redis holds no rules, or the policy is unknown or unlimited.`,
+every tier and in the key's override, and announces the reset on the
+channel PREFIX{resets}:announce. Redis admits the client afresh at once.
+Every instance whose store follows the announcements (its app runs
+luascript's Store.FollowResets) drops its cached denials of KEY at once, so
+the client is admitted there at once too; an instance whose subscription
+was down when the reset was announced dropped its whole cache of denials
+when it subscribed again; one that does not follow them denies from its
+cache until the cached denial's Retry-After. KEY is exactly what the
+policy's key produces. Exits 1 when Redis holds no rules, or the policy is
+unknown or unlimited.`,
 	run: runKeyReset,
 }
 
