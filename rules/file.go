@@ -48,9 +48,10 @@ import (
 // refusal reaches the reload hook and the log, and the rules in force stay.
 // The first load (WatchFile's) takes the file whatever the Set was built
 // with. A rewrite in place can show the watcher the first part of the new
-// file, and that part can parse: within half a second of a load, a file of
-// the same version with other rules is taken as the rest of that write and
-// loaded, with a warning in the log.
+// file, and that part can parse: on a change of the file within half a
+// second of a load on a change, a file of the same version with other rules
+// is taken as the rest of that write and loaded, with a warning in the log
+// (Reload, the operator's, has no such grace).
 //
 // Where the system cannot watch (fsnotify is unavailable, the inotify limits
 // are reached, the folder is gone) the watcher polls the file every
@@ -75,7 +76,7 @@ type FileWatcher struct {
 	last     [sha256.Size]byte
 	loaded   bool        // last holds the bytes of the last load
 	started  bool        // the first load is done: later loads are checked (admit)
-	lastLoad time.Time   // when a load of the file last took effect
+	lastLoad time.Time   // when a load on a change of the file last took effect; zero after WatchFile's or Reload's
 	failing  time.Time   // since when the file is unreadable or empty; zero otherwise
 	reported string      // the read error last reported, so that it is reported once
 	grace    *time.Timer // fires absentGrace after failing, to look again
@@ -262,27 +263,33 @@ func (w *FileWatcher) check(now bool) error {
 		return nil
 	}
 	w.last, w.loaded = sum, true
-	err = w.set.Load(raw, w.source, w.loadOptions()...)
+	at := w.cfg.now() // before the load: its report may be heard at once
+	err = w.set.Load(raw, w.source, w.loadOptions(now)...)
 	w.started = true
-	if err == nil {
-		w.lastLoad = w.cfg.now()
+	switch {
+	case err == nil && !now:
+		w.lastLoad = at
+	case err == nil:
+		w.lastLoad = time.Time{} // a whole file, loaded on demand
 	}
 	return err
 }
 
 // loadOptions are the identity rules of the next load (see FileWatcher):
 // the first takes the file whatever the Set held; a document of the version
-// in force with other rules is refused, but within absentGrace of a load
-// (a rewrite in place whose first writes happened to parse), and an older
-// one unless WithFileDowngrades allows it.
-func (w *FileWatcher) loadOptions() []LoadOption {
-	switch {
-	case !w.started:
+// in force with other rules is refused, but on a change of the file within
+// absentGrace of a load on a change (a rewrite in place whose first writes
+// happened to parse); an older one is refused unless WithFileDowngrades
+// allows it. onDemand is true for WatchFile's load and Reload's.
+func (w *FileWatcher) loadOptions(onDemand bool) []LoadOption {
+	if !w.started {
 		return []LoadOption{initial()}
-	case w.cfg.downgrade:
-		return []LoadOption{AllowDowngrade(), rest(w.cfg.now().Sub(w.lastLoad) < absentGrace)}
 	}
-	return []LoadOption{rest(w.cfg.now().Sub(w.lastLoad) < absentGrace)}
+	opts := []LoadOption{rest(!onDemand && !w.lastLoad.IsZero() && w.cfg.now().Sub(w.lastLoad) < absentGrace)}
+	if w.cfg.downgrade {
+		opts = append(opts, AllowDowngrade())
+	}
+	return opts
 }
 
 // unreadable handles a failed read (see check).

@@ -137,7 +137,11 @@ func (s *Set) admit(doc *Document, digest, source string, cur Identity, c loadCo
 	conflict := next.Version == cur.Version && next.Digest != cur.Digest
 	older := next.Version < cur.Version
 	switch {
-	case c.initial || !(conflict || older) || (c.rest && !older):
+	case c.initial || !(conflict || older):
+		return nil
+	case c.rest && !older:
+		s.cfg.log().Warn("ratewarden: the rules file changed again right after a load, under the same version; taking it for the rest of one write",
+			"source", source, "in_force", cur.String(), "loaded", next.String())
 		return nil
 	case c.follow:
 		s.cfg.log().Warn("ratewarden: the rules in force differ from the rules in "+source+"; following "+source,
