@@ -79,7 +79,9 @@ func TestBuildRulesRedis(t *testing.T) {
 			// What SIGHUP does: the watcher reads the version now, once it
 			// has done with the announcement (and logged its load).
 			require.NoError(t, s.setup.reload(ctx))
-			assert.Contains(t, s.log.String(), `msg="ratewarden: rules loaded from redis" key=rw:{rules}:doc version=`+strconv.FormatInt(current+2, 10)+"\n")
+			assert.Contains(t, s.log.String(), `msg="ratewarden: rules loaded from redis" key=rw:{rules}:doc version=`+strconv.FormatInt(current+2, 10)+
+				" digest="+rules.ShortDigest(r.Digest)+"\n")
+			assert.Equal(t, s.setup.Rules.Digest(), r.Digest)
 		})
 	}
 }
