@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log"
 	"log/slog"
+	"os"
+	"path/filepath"
 
 	"github.com/ratewarden/ratewarden/rules"
 	"github.com/ratewarden/ratewarden/store/memory"
@@ -56,4 +58,55 @@ func ExampleAllowDowngrade() {
 	// true
 	// true
 	// <nil> 1
+}
+
+// A file watcher refuses a file older than the rules in force, and says why;
+// WithFileDowngrades lets a deployment roll back by putting an older file in
+// place.
+func ExampleWithFileDowngrades() {
+	dir, err := os.MkdirTemp("", "rules")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "rules.yaml")
+	write := func(version int) {
+		doc := fmt.Sprintf("schema: 1\nversion: %d\npolicies:\n  - {name: api, limits: [%d00/s]}\n", version, version)
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+			log.Fatal(err)
+		}
+	}
+	write(5)
+	store, err := memory.New()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer store.Close()
+	doc, err := rules.ReadFile(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	set, err := rules.New(store, doc, rules.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		log.Fatal(err)
+	}
+	strict, err := rules.WatchFile(set, path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	write(2)
+	fmt.Println(errors.Is(strict.Reload(), rules.ErrDowngrade), set.Version()) // what SIGHUP does
+	strict.Close()
+
+	write(5)
+	watcher, err := rules.WatchFile(set, path, rules.WithFileDowngrades())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer watcher.Close()
+	write(2)
+	fmt.Println(watcher.Reload(), set.Identity().Version)
+	// Output:
+	// true 5
+	// <nil> 2
 }
