@@ -177,3 +177,25 @@ func TestGarbageOnTheChannel(t *testing.T) {
 	assert.Equal(t, before, evalCalls(t, srv.Addr()), "the denial is still cached")
 	assert.Zero(t, st.FollowStats().Announcements)
 }
+
+// A subscription the server kills is renewed, and the store drops its whole
+// cache, since announcements may have been missed meanwhile.
+func TestLostSubscriptionDropsTheCache(t *testing.T) {
+	srv := redistest.Start(t)
+	client := newClient(t, srv.Addr())
+	st, err := New(client, luascript.WithPrefix(testPrefix()))
+	require.NoError(t, err)
+	follow(t, st)
+	req := core.TakeRequest{Namespace: "api", Key: "k", Algorithm: core.TokenBucket, Limits: []core.Limit{core.PerHour(1)}, Cost: 1}
+	require.True(t, take(t, st, req))
+	require.False(t, take(t, st, req))
+	before := evalCalls(t, srv.Addr())
+	require.False(t, take(t, st, req))
+	require.Equal(t, before, evalCalls(t, srv.Addr()), "the denial is cached")
+
+	require.NoError(t, client.Do(context.Background(), "client", "kill", "type", "pubsub").Err())
+	require.Eventually(t, func() bool { s := st.FollowStats(); return s.Lost >= 1 && s.Subscriptions >= 2 }, announcementWait, time.Millisecond,
+		"the subscription is lost and renewed")
+	assert.False(t, take(t, st, req), "Redis still denies")
+	assert.Equal(t, before+1, evalCalls(t, srv.Addr()), "the cached denial was dropped: Redis was asked")
+}
