@@ -74,8 +74,8 @@
 //
 // [PushRules] stores a document in Redis (the operator's tool, cmd/ratewarden,
 // does it from the command line): validated, then stored with its version and
-// announced on a channel in one script that refuses a version not newer than
-// the stored one. [WatchRedis] keeps a Set in step with Redis: it loads at
+// digest and announced on a channel in one script that refuses an older
+// version, and the stored version with other rules. [WatchRedis] keeps a Set in step with Redis: it loads at
 // start (or a fallback file while Redis cannot answer), on every announcement,
 // and on a poll of the version, since an announcement is delivered at most
 // once; it resubscribes when its connection is lost. Package rules imports no

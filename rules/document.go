@@ -20,8 +20,10 @@ type Document struct {
 	// (SchemaVersion).
 	Schema int
 	// Version is the document's own version, a positive integer the operator
-	// raises on every change: a push to Redis refuses a document whose version
-	// is not newer than the one in force.
+	// raises on every change: with the digest (Digest), the document's
+	// identity. A push to Redis and a file reload refuse a document of the
+	// version in force with other rules, and an older one (a file reload
+	// unless allowed: WithFileDowngrades).
 	Version int64
 	// Policies are the document's policies, in document order.
 	Policies []Policy
