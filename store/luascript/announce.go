@@ -49,22 +49,44 @@ func mix(a, b uint64) uint64 {
 	return hi ^ lo
 }
 
-// absorb mixes s into h, eight bytes at a time.
+// absorb mixes s into h, eight bytes at a time; the last eight (or fewer)
+// are read at once, overlapping the ones before when need be.
 func absorb(h uint64, s string) uint64 {
-	for len(s) >= 8 {
-		w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-		h = mix(h^w^addrK1, addrK2)
-		s = s[8:]
+	n := len(s)
+	if n <= 8 {
+		return mix(h^short(s)^addrK1, addrK2^uint64(n))
 	}
-	if len(s) > 0 {
-		var w uint64
-		for i := 0; i < len(s); i++ {
-			w |= uint64(s[i]) << (8 * i)
-		}
-		h = mix(h^w^addrK1, addrK2^uint64(len(s)))
+	rest := s
+	for len(rest) > 8 {
+		h = mix(h^le64(rest)^addrK1, addrK2)
+		rest = rest[8:]
 	}
-	return h
+	return mix(h^le64(s[n-8:])^addrK1, addrK2^uint64(len(rest)))
+}
+
+// short reads a string of at most eight bytes as one word (two overlapping
+// halves, or three bytes, for shorter ones; their lengths are mixed apart).
+func short(s string) uint64 {
+	switch n := len(s); {
+	case n == 8:
+		return le64(s)
+	case n >= 4:
+		return le32(s)<<32 | le32(s[n-4:])
+	case n > 0:
+		return uint64(s[0])<<16 | uint64(s[n>>1])<<8 | uint64(s[n-1])
+	}
+	return 0
+}
+
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+func le32(s string) uint64 {
+	_ = s[3]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24
 }
 
 // announcement returns the payload naming the key whose address is addr.

@@ -18,11 +18,13 @@ import (
 // The address is what instances agree on: another computation in another
 // version would leave announcements unheard, so its figures are pinned.
 func TestKeyAddress(t *testing.T) {
-	assert.Equal(t, "02c35f12e303c117", announcement(keyAddress("", "k")))
+	assert.Equal(t, "f5c72404b9e2bbeb", announcement(keyAddress("", "k")))
 	assert.Equal(t, keyAddress("login", "203.0.113.9"), keyAddress("login", "203.0.113.9"))
 	assert.NotEqual(t, keyAddress("a", "bc"), keyAddress("ab", "c"), "the boundary counts")
 	assert.NotEqual(t, keyAddress("", "12345678"), keyAddress("", "123456789"))
 	assert.NotEqual(t, keyAddress("", "a"), keyAddress("", "a\x00"))
+	assert.NotEqual(t, keyAddress("", "abcd"), keyAddress("", "abcdbcd"), "overlapping halves, other lengths")
+	assert.NotEqual(t, keyAddress("", "123456789abcdefgh"), keyAddress("", "123456789abcdefgi"), "the last byte of a long key")
 	long := strings.Repeat("k", 10<<10)
 	assert.NotEqual(t, keyAddress("api", long), keyAddress("api", long+"k"))
 }
