@@ -71,7 +71,7 @@ func BenchmarkRulesReload1000(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
-		if err := s.Load(docs[(i+1)%2], "bench.yaml"); err != nil {
+		if err := s.Load(docs[(i+1)%2], "bench.yaml", rules.AllowDowngrade()); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -102,7 +102,7 @@ func benchDecideWhileReloading(b *testing.B, every time.Duration) {
 	if every >= 0 {
 		wg.Go(func() {
 			for i := 0; !stop.Load(); i++ {
-				if err := s.Load(docs[i%2], "bench.yaml"); err != nil {
+				if err := s.Load(docs[i%2], "bench.yaml", rules.AllowDowngrade()); err != nil {
 					panic(err)
 				}
 				reloads.Add(1)
