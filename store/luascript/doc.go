@@ -125,7 +125,8 @@
 // the key (namespace and key) on the channel <prefix>{resets}:announce. A
 // classic PUBLISH, which Redis Cluster broadcasts to every node, so a
 // subscriber on any node hears it (SPUBLISH would reach only the key's
-// shard); it costs Redis about a microsecond with no subscriber. This store
+// shard); it adds well under a microsecond to the call's cost in Redis
+// (0.3 to 0.5 µs measured, with no subscriber or two). This store
 // drops its own cached denials of the key when the call returns, and every
 // store that follows the channel (Store.FollowResets, which an application
 // runs on a goroutine of its own; the go-redis and rueidis bindings can

@@ -35,7 +35,9 @@ type Backend interface {
 // Store is a core.Store and core.Resetter that keeps every key's state in
 // Redis and applies the algorithms there, one Lua script call per decision (one
 // round trip), so any number of application instances share exact limits. It
-// sends its calls through a Backend. It is safe for concurrent use.
+// sends its calls through a Backend. Run FollowResets beside it, so that a
+// reset or refund on another instance reaches its local cache of denials at
+// once. It is safe for concurrent use.
 type Store struct {
 	backend Backend
 	cfg     config
