@@ -157,22 +157,8 @@ func TestFollowResets(t *testing.T) {
 	assert.False(t, cached(), "a confirmed subscription drops the whole cache")
 	deny()
 
-	var before runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	run(func(_ func(), message func(string)) error {
-		for i := range 100_000 {
-			message([]string{"", strings.Repeat("x", 10<<10), "{api:k}\n", "FFFFFFFFFFFFFFFF", announcement(keyAddress("api", "other"))}[i%5])
-		}
-		return nil
-	})
-	var after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&after)
+	flood(t, s, run)
 	assert.True(t, cached(), "a flood of garbage and of other keys' announcements leaves the key's denial")
-	st := s.FollowStats()
-	assert.Equal(t, FollowStats{Subscriptions: 1, Announcements: 20_000, Ignored: 80_000}, st)
-	assert.Less(t, int64(after.HeapInuse)-int64(before.HeapInuse), int64(1<<20), "nothing kept per message")
 
 	run(func(_ func(), message func(string)) error {
 		message(announcement(keyAddress("api", "{k}\n")))
@@ -194,6 +180,26 @@ func TestFollowResets(t *testing.T) {
 	sub.mu.Lock()
 	assert.Equal(t, []string{"app:{resets}:announce", "app:{resets}:announce"}, sub.channels)
 	sub.mu.Unlock()
+}
+
+// flood sends 100,000 messages through run: garbage (empty, 10 KiB, braces
+// and a newline, upper case) and announcements of another key. Each is
+// counted, none is kept.
+func flood(t *testing.T, s *Store, run func(func(subscribed func(), message func(string)) error)) {
+	t.Helper()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	run(func(_ func(), message func(string)) error {
+		for i := range 100_000 {
+			message([]string{"", strings.Repeat("x", 10<<10), "{api:k}\n", "FFFFFFFFFFFFFFFF", announcement(keyAddress("api", "other"))}[i%5])
+		}
+		return nil
+	})
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	assert.Equal(t, FollowStats{Subscriptions: 1, Announcements: 20_000, Ignored: 80_000}, s.FollowStats())
+	assert.Less(t, int64(after.HeapInuse)-int64(before.HeapInuse), int64(1<<20), "nothing kept per message")
 }
 
 func TestFollowResetsRefused(t *testing.T) {
