@@ -91,7 +91,10 @@
 // too: ratewarden_decisions_total{outcome="failed_open"}. A Redis client is
 // warmed up (pinged) before the server takes requests, so the first requests
 // do not wait for its start-up; a Redis that does not answer then is a line on
-// the error log, and the server starts anyway.
+// the error log, and the server starts anyway. A server on Redis follows the
+// announcements of resets and refunds (luascript.Store.FollowResets): a
+// ratewarden key reset, or a reset or refund on another server, drops its
+// cached denials of the key at once.
 //
 // The gRPC server (examples/grpc) takes the same flags through ParseGRPC and
 // LoadGRPC, with the same checks and -h text (-fail and -count-only-failures

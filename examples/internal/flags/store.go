@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/store/luascript"
 	"github.com/ratewarden/ratewarden/store/memory"
 	redisstore "github.com/ratewarden/ratewarden/store/redis"
 )
@@ -40,8 +41,31 @@ func (c *Config) newStore() (core.Store, io.Closer, error) {
 	if err := warmUp(ctx, client); err != nil {
 		fmt.Fprintf(c.errorWriter(), "rate limiter: redis did not answer at start (failing %s until it does): %v\n", c.failMode(), redisstore.ExplainError(err))
 	}
-	return st, client, nil
+	return st, follow(st, client), nil
 }
+
+// follow runs st.FollowResets until the returned closer is closed, so that a
+// reset or refund on any instance (ratewarden key reset among them) drops
+// this server's cached denials of the key at once; closing it stops that,
+// then closes client.
+func follow(st *luascript.Store, client io.Closer) io.Closer {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = st.FollowResets(ctx) // ends with ctx; a lost subscription is renewed inside
+	}()
+	return closerFunc(func() error {
+		cancel()
+		<-done
+		return client.Close()
+	})
+}
+
+// closerFunc is a function as an io.Closer.
+type closerFunc func() error
+
+func (f closerFunc) Close() error { return f() }
 
 // warmUp pings the server, or every master of a cluster, so that the client's
 // start-up work is done before the first request: a fresh go-redis client
