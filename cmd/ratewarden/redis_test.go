@@ -120,6 +120,8 @@ func TestRulesCommands(t *testing.T) {
 
 			r = tg.run(t, "rules", "push", "testdata/rules-v8.yaml")
 			require.Equal(t, exitOK, r.code, r.stderr)
+			assert.Contains(t, r.stdout, "\ncounters (what clients have used):\n  api tier paid: re-expressed (50/h -> 100/h)\n", "a push says what it does to the counters")
+			assert.Contains(t, r.stdout, "  login: dropped\n")
 			r = tg.run(t, "rules", "push", "testdata/rules.yaml")
 			assert.Equal(t, exitProblems, r.code, "an older version is refused")
 			assert.Contains(t, r.stderr, "version 7 pushed, "+tg.docKey()+" holds version 8")
@@ -146,6 +148,12 @@ const diffV7V8 = `~ policy api
     count: all
     unlimited: false
 - policy login
+counters (what clients have used):
+  api tier paid: re-expressed (50/h -> 100/h)
+  api tier gold: new
+  api override leaked: new
+  search: new
+  login: dropped
 `
 
 // A rules key holding garbage is an error for every command, and a push

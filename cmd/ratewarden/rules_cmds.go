@@ -39,7 +39,11 @@ var cmdDiff = &command{
 the policies added and removed, and each changed field, old -> new. Exits as
 diff(1) does: 0 when they are the same, 1 when they differ, 2 on trouble
 (FILE is invalid, Redis fails) or bad usage. Redis holding no rules yet counts
-as a difference: every policy is added.`,
+as a difference: every policy is added. After the differences, what the push
+would do to the counters of each policy, tier and override whose counters do
+not simply stay: re-expressed (its limits edited: what clients have used stays
+used under the new figures), restarted (another algorithm or number of
+limits), new or dropped.`,
 	run: runDiff,
 }
 
@@ -54,7 +58,9 @@ the message names: an older version, or the version Redis holds with other
 rules (another digest), which every instance would take for the rules it
 already runs. Pushing the very rules Redis holds again (the same version and
 digest) changes nothing and announces them again (exit 0), so that a
-deployment may push on every run. It prints the version and digest pushed.`,
+deployment may push on every run. It prints the version and digest pushed,
+then what the push did to the counters that do not simply stay (as rules diff
+says them: re-expressed, restarted, new, dropped).`,
 	run: runPush,
 }
 
@@ -114,6 +120,7 @@ func runPush(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	held := e.heldRules() // to say what the push does to the counters
 	_, err = e.pushRules(raw)
 	if errors.Is(err, rules.ErrStaleRules) || errors.Is(err, rules.ErrVersionConflict) {
 		fmt.Fprintln(e.stderr, err)
@@ -123,7 +130,24 @@ func runPush(e *env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "pushed %s: %s is in %s, announced on %s{rules}:announce\n", args[0], identity(doc), e.docKey(), e.prefix)
+	for _, l := range counterLines(held, doc) {
+		fmt.Fprintln(e.stdout, l)
+	}
 	return nil
+}
+
+// heldRules returns the rules Redis holds, nil when it holds none or cannot
+// give them (the push that follows says why, if it matters).
+func (e *env) heldRules() *rules.Document {
+	raw, _, err := e.fetchRules()
+	if err != nil {
+		return nil
+	}
+	held, err := rules.Parse(raw, rules.RedisSource)
+	if err != nil {
+		return nil
+	}
+	return held
 }
 
 func runShow(e *env, _ []string) error {
@@ -184,8 +208,29 @@ func (e *env) diffLines(path string) ([]string, error) {
 	lines := diffDocuments(held, doc)
 	if len(lines) == 0 {
 		fmt.Fprintf(e.stdout, "no difference: %s holds %s (%s)\n", e.docKey(), path, identity(doc))
+		return nil, nil
 	}
-	return lines, nil
+	return append(lines, counterLines(held, doc)...), nil
+}
+
+// counterLines says what a reload from held to doc does to the counters of
+// each policy, tier and override whose counters do not simply stay: those
+// re-expressed under edited limits, restarted, new and dropped. None when
+// held is nil (a first push: every counter is new) or every counter stays.
+func counterLines(held, doc *rules.Document) []string {
+	if held == nil {
+		return nil
+	}
+	var lines []string
+	for _, c := range rules.CounterChanges(held, doc) {
+		if c.Fate != rules.CountersKept {
+			lines = append(lines, "  "+c.String())
+		}
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return append([]string{"counters (what clients have used):"}, lines...)
 }
 
 func pluralY(n int) string {
