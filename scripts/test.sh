@@ -16,7 +16,11 @@
 # on examples/rules.yaml (exit 0) and on a broken copy (exit 1); the stdhttp
 # server with its rules in a redis-server this script starts: pushed with the
 # tool, probed, a new version pushed and seen to take effect, and a start with
-# that Redis unreachable on its -rules-fallback file; the demo (with its rules
+# that Redis unreachable on its -rules-fallback file; a fleet of two stdhttp
+# servers on one Redis (ratewarden key reset unblocking a client both had
+# denied within 1 s, a pushed and a file edit raising 5/h to 10/h giving a
+# client that had spent 3 exactly 7 more, a blackholed Redis answered at once
+# once the breaker opened); the demo (with its rules
 # reload step) and the simulation run once; the benchmarks run once
 # (-benchtime=1x) so they cannot rot; last, the install check builds a local
 # module proxy of the tree and a tiny app per adapter, Redis binding, metrics
@@ -41,6 +45,7 @@ cleanup() {
 	local status=$? pid
 	for pid in "${SERVER_PIDS[@]}"; do
 		kill "$pid" 2>/dev/null || true
+		kill -CONT "$pid" 2>/dev/null || true # one a probe stopped (a blackholed Redis) ends only once continued
 		wait "$pid" 2>/dev/null || true
 	done
 	rm -rf "$STAGING"
@@ -388,6 +393,122 @@ probe_rules_redis() {
 	echo "    stdhttp: rules pushed to Redis, a push taking effect, and the fallback while Redis is down answered as they should"
 }
 
+# The rules of the fleet probes: a quota of 5 an hour per X-API-Key on /api,
+# and logins 5 a minute per IP counting failures only.
+fleet_rules() {
+	cat <<RULES
+schema: 1
+version: $1
+policies:
+  - name: quota
+    match: {prefixes: [/api]}
+    key: {header: X-API-Key}
+    limits: [$2]
+  - name: login
+    match: {methods: [POST], paths: [/login]}
+    limits: [5/m]
+    count: failures
+RULES
+}
+
+# expect_at ADDR WANT PATH CURL_ARGS...: expect, against the server at ADDR.
+expect_at() {
+	local saved=$ADDR
+	ADDR=$1
+	shift
+	expect "$@"
+	ADDR=$saved
+}
+
+# spend_until_denied ADDR_A ADDR_B KEY: ask /api/items with X-API-Key KEY,
+# from A and B in turn, until one answers 429; COUNT is the number admitted.
+spend_until_denied() {
+	local code i
+	COUNT=0
+	for i in $(seq 1 50); do
+		[ $((i % 2)) -eq 1 ] && ADDR_NOW=$1 || ADDR_NOW=$2
+		code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 -H "X-API-Key: $3" "http://$ADDR_NOW/api/items")
+		case $code in
+		200) COUNT=$((COUNT + 1)) ;;
+		429) return 0 ;;
+		*) die "fleet: /api/items for $3 answered $code" ;;
+		esac
+	done
+	die "fleet: $3 was never denied"
+}
+
+# probe_fleet: two stdhttp servers on one Redis, their rules pushed with the
+# tool, as a fleet runs:
+#   a client both servers denied (5 failed logins, then 429 from each, cached)
+#   is admitted by both within 1 s of `ratewarden key reset login 127.0.0.1`;
+#   a push that only raises the quota from 5/h to 10/h gives a client that had
+#   spent 3 exactly 7 more, across both servers; so does a file edit, on one;
+#   a server whose Redis accepts connections and never answers (a stopped
+#   redis-server), failing open, answers every request at once (well under
+#   the store's 100 ms timeout) once its breaker has opened.
+probe_fleet() {
+	local url a b i ok_a ok_b file="$STAGING/fleet.yaml" t slow=0
+	start_redis
+	url="redis://127.0.0.1:$REDIS_PORT/0"
+	fleet_rules 1 5/h >"$file"
+	"$STAGING/bin/ratewarden" rules push "$file" --redis "$url" >/dev/null
+	start_server stdhttp -rules "$url" -store "$url" -rules-poll 1s
+	a=$ADDR
+	start_server stdhttp -rules "$url" -store "$url" -rules-poll 1s
+	b=$ADDR
+
+	for i in 1 2 3 4 5; do expect_at "$a" 401 /login -X POST -H 'X-Password: wrong'; done
+	expect_at "$a" 429 /login -X POST -H 'X-Password: right'
+	expect_at "$b" 429 /login -X POST -H 'X-Password: right'
+	expect_at "$a" 429 /login -X POST -H 'X-Password: right'
+	expect_at "$b" 429 /login -X POST -H 'X-Password: right'
+	"$STAGING/bin/ratewarden" key reset login 127.0.0.1 --redis "$url"
+	ok_a=""
+	ok_b=""
+	for i in $(seq 1 10); do
+		[ -z "$ok_a" ] && [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 -X POST -H 'X-Password: right' "http://$a/login")" = 200 ] && ok_a=1
+		[ -z "$ok_b" ] && [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 -X POST -H 'X-Password: right' "http://$b/login")" = 200 ] && ok_b=1
+		[ -n "$ok_a" ] && [ -n "$ok_b" ] && break
+		sleep 0.1
+	done
+	[ -n "$ok_a" ] && [ -n "$ok_b" ] || die "fleet: after key reset, a server still denied the client (a: ${ok_a:-no}, b: ${ok_b:-no})"
+
+	for i in 1 2 3; do expect_at "$a" 200 /api/items -H 'X-API-Key: k-edit'; done
+	fleet_rules 2 10/h >"$file"
+	"$STAGING/bin/ratewarden" rules push "$file" --redis "$url" >"$STAGING/push.out"
+	grep -q 'quota: re-expressed (5/h -> 10/h)' "$STAGING/push.out" || { cat "$STAGING/push.out" >&2; die "fleet: the push did not say the quota's counters are kept"; }
+	ADDR=$a wait_for_policy '"quota";q=10;w=3600' /api/items -H 'X-API-Key: k-wait-a'
+	ADDR=$b wait_for_policy '"quota";q=10;w=3600' /api/items -H 'X-API-Key: k-wait-b'
+	spend_until_denied "$a" "$b" k-edit
+	[ "$COUNT" -eq 7 ] || die "fleet: after raising 5/h to 10/h, a client that had spent 3 got $COUNT more, want 7"
+	stop_server
+	SERVER_PID=${SERVER_PIDS[${#SERVER_PIDS[@]}-2]}
+	stop_server
+
+	fleet_rules 1 5/h >"$file"
+	start_server stdhttp -rules "$file"
+	for i in 1 2 3; do expect 200 /api/items -H 'X-API-Key: k-file'; done
+	fleet_rules 2 10/h >"$file.new"
+	mv "$file.new" "$file"
+	wait_for_policy '"quota";q=10;w=3600' /api/items -H 'X-API-Key: k-wait'
+	spend_until_denied "$ADDR" "$ADDR" k-file
+	[ "$COUNT" -eq 7 ] || die "fleet: after a file edit raising 5/h to 10/h, a client that had spent 3 got $COUNT more, want 7"
+	stop_server
+
+	kill -STOP "$REDIS_PID"
+	start_server stdhttp -store "$url" -limit 100/m
+	for i in 1 2 3 4 5 6; do expect 200 /; done # failing open, each after the timeout, until the breaker opens
+	for i in $(seq 1 20); do
+		t=$(curl -s -o /dev/null -w '%{time_total}' --max-time 5 "http://$ADDR/")
+		awk -v t="$t" 'BEGIN { exit !(t < 0.05) }' || slow=$((slow + 1))
+		echo "$t" >>"$STAGING/blackhole.times"
+	done
+	stop_server
+	kill -CONT "$REDIS_PID"
+	[ "$slow" -eq 0 ] || { cat "$STAGING/blackhole.times" >&2; die "fleet: $slow of 20 requests on a blackholed Redis took 50 ms or more after the breaker opened"; }
+	echo "    fleet: key reset unblocking both servers, a raised limit keeping what was spent (push and file edit), and a blackholed Redis answered at once ($(sort -n "$STAGING/blackhole.times" | tail -n 1) s at most)"
+}
+
 # probe_tiers NAME: example NAME with -key jwt and tiers free=1/m, paid=3/m
 # picked by the claim "plan", driven with tokens from examples/internal/mintjwt.
 probe_tiers() {
@@ -516,6 +637,7 @@ done
 step "probe examples/grpc (with examples/internal/grpcprobe)" probe_grpc
 step "ratewarden rules validate (examples/rules.yaml, and a broken copy)" validate_rules
 step "probe examples/stdhttp with -rules redis:// (rules pushed with ratewarden)" probe_rules_redis
+step "probe a fleet: two stdhttp servers on one Redis, key reset, a raised limit, a blackholed Redis" probe_fleet
 step "run examples/demo" "$STAGING/bin/demo"
 step "run examples/simulate" "$STAGING/bin/simulate" -svg "$STAGING/algorithms.svg"
 step "benchmarks, once (-benchtime=1x -short)" in_module "$ROOT/benchmarks" go test -short -run '^$' -bench . -benchtime=1x ./...
