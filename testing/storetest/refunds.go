@@ -23,6 +23,7 @@ func RunRefunds(t *testing.T, newStore NewStore) {
 		t.Run(alg.String()+"/basic", func(t *testing.T) { refundBasic(t, newStore, alg) })
 		t.Run(alg.String()+"/several limits", func(t *testing.T) { refundSeveral(t, newStore, alg) })
 		t.Run(alg.String()+"/clamped", func(t *testing.T) { refundClamped(t, newStore, alg) })
+		t.Run(alg.String()+"/clamped at a high rate", func(t *testing.T) { refundClampedAtAHighRate(t, newStore, alg) })
 		t.Run(alg.String()+"/moved on", func(t *testing.T) { refundMovedOn(t, newStore, alg) })
 		t.Run(alg.String()+"/concurrent", func(t *testing.T) { refundConcurrent(t, newStore, alg) })
 		t.Run(alg.String()+"/bad input", func(t *testing.T) { refundBadInput(t, newStore, alg) })
@@ -82,6 +83,34 @@ func refundClamped(t *testing.T, newStore NewStore, alg core.Algorithm) {
 	d, err = lim.Allow(ctx, "k")
 	require.NoError(t, err)
 	assert.False(t, d.Allowed, "no quota was minted")
+}
+
+// refundClampedAtAHighRate is refundClamped at 1,000,000/s, a rate whose
+// window counts and meter instants are large: a refund of more than was
+// admitted, and refunds with nothing admitted, leave a state the store still
+// reads (a count driven below 0 and written back would be refused as
+// malformed by the next call).
+func refundClampedAtAHighRate(t *testing.T, newStore NewStore, alg core.Algorithm) {
+	const rate = 1_000_000
+	limit := core.PerSecond(rate)
+	if alg == core.SlidingLog {
+		limit = core.PerSecond(100_000) // the log's most
+	}
+	lim, _ := newLimiter(t, newStore, alg, limit)
+	ctx := context.Background()
+	first := spend(t, lim, "k", 1)
+	d, err := lim.Refund(ctx, "k", 5, first)
+	require.NoError(t, err)
+	assert.Equal(t, limit.Rate, d.Remaining, "clamped to the one the decision admitted")
+	for range 2 {
+		d, err = lim.Refund(ctx, "k", 10, core.Decision{})
+		require.NoError(t, err)
+		assert.Equal(t, limit.Rate, d.Remaining, "clamped to a fresh key's quota")
+	}
+	d, err = lim.Allow(ctx, "k")
+	require.NoError(t, err, "the state a clamped refund left is read back")
+	assert.True(t, d.Allowed)
+	assert.Equal(t, limit.Rate-1, d.Remaining, "no quota was minted")
 }
 
 func refundMovedOn(t *testing.T, newStore NewStore, alg core.Algorithm) {
