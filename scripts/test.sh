@@ -20,7 +20,9 @@
 # servers on one Redis (ratewarden key reset unblocking a client both had
 # denied within 1 s, a pushed and a file edit raising 5/h to 10/h giving a
 # client that had spent 3 exactly 7 more, a blackholed Redis answered at once
-# once the breaker opened); the demo (with its rules
+# once the breaker opened); a Redis with requirepass reached by -store, -rules
+# and the tool with the password from the environment, a wrong one refused
+# without being printed; the demo (with its rules
 # reload step) and the simulation run once; the benchmarks run once
 # (-benchtime=1x) so they cannot rot; last, the install check builds a local
 # module proxy of the tree and a tiny app per adapter, Redis binding, metrics
@@ -338,18 +340,20 @@ validate_rules() {
 		die "rules validate of a broken file: no problem with its position on stderr"
 }
 
-# start_redis: a redis-server of this script's own on a free loopback port,
-# in REDIS_PORT; cleanup stops it.
+# start_redis [PASSWORD]: a redis-server of this script's own on a free
+# loopback port, in REDIS_PORT, protected by PASSWORD (requirepass) when
+# given; cleanup stops it.
 start_redis() {
-	local port i j
+	local port i j auth=()
+	[ $# -eq 0 ] || auth=(--requirepass "$1")
 	for i in $(seq 1 20); do
 		port=$((20000 + RANDOM % 30000))
-		redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$STAGING" >"$STAGING/redis.log" 2>&1 &
+		redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$STAGING" "${auth[@]}" >"$STAGING/redis.log" 2>&1 &
 		REDIS_PID=$!
 		SERVER_PIDS+=("$REDIS_PID")
 		for j in $(seq 1 50); do
 			# Our server, not another one on that port.
-			if redis-cli -p "$port" info server 2>/dev/null | tr -d '\r' | grep -qx "process_id:$REDIS_PID"; then
+			if REDISCLI_AUTH="${1:-}" redis-cli -p "$port" info server 2>/dev/null | tr -d '\r' | grep -qx "process_id:$REDIS_PID"; then
 				REDIS_PORT=$port
 				return 0
 			fi
@@ -509,6 +513,31 @@ probe_fleet() {
 	echo "    fleet: key reset unblocking both servers, a raised limit keeping what was spent (push and file edit), and a blackholed Redis answered at once ($(sort -n "$STAGING/blackhole.times" | tail -n 1) s at most)"
 }
 
+# probe_managed: a Redis that requires a password, as a managed one does: the
+# stdhttp server takes its URL in -store and -rules with the password from
+# $RATEWARDEN_REDIS_PASSWORD (GET / 200, 200, 429; the rules pushed by the
+# tool, whose URL and password come from the environment, decide /api); a
+# wrong password is a clear error from the tool that never prints it.
+probe_managed() {
+	local pw=s3cret-pass-9d2f url
+	start_redis "$pw"
+	url="redis://127.0.0.1:$REDIS_PORT/0"
+	RATEWARDEN_REDIS=$url RATEWARDEN_REDIS_PASSWORD=$pw "$STAGING/bin/ratewarden" rules push examples/rules.yaml >/dev/null
+	RATEWARDEN_REDIS_PASSWORD=$pw start_server stdhttp -store "$url" -limit 2/m
+	for want in 200 200 429; do expect "$want" /; done
+	stop_server
+	RATEWARDEN_REDIS_PASSWORD=$pw start_server stdhttp -store "$url" -rules "$url"
+	expect 200 /api/items -H 'X-API-Key: k-managed'
+	expect_in headers '^ratelimit-policy: "api/free";q=100;w=1$'
+	stop_server
+	local status=0
+	"$STAGING/bin/ratewarden" rules show --redis "redis://:wrong-$pw@127.0.0.1:$REDIS_PORT/0" >"$STAGING/managed.out" 2>"$STAGING/managed.err" || status=$?
+	[ "$status" -eq 1 ] || { cat "$STAGING/managed.err" >&2; die "ratewarden with a wrong password: exit status $status, want 1"; }
+	if grep -q -- "$pw" "$STAGING/managed.out" "$STAGING/managed.err"; then die "ratewarden printed the password"; fi
+	grep -qi 'password' "$STAGING/managed.err" || { cat "$STAGING/managed.err" >&2; die "ratewarden with a wrong password: no clear error"; }
+	echo "    managed Redis: -store and -rules with the password from the environment, the tool likewise, and a wrong password refused without printing it"
+}
+
 # probe_tiers NAME: example NAME with -key jwt and tiers free=1/m, paid=3/m
 # picked by the claim "plan", driven with tokens from examples/internal/mintjwt.
 probe_tiers() {
@@ -638,6 +667,7 @@ step "probe examples/grpc (with examples/internal/grpcprobe)" probe_grpc
 step "ratewarden rules validate (examples/rules.yaml, and a broken copy)" validate_rules
 step "probe examples/stdhttp with -rules redis:// (rules pushed with ratewarden)" probe_rules_redis
 step "probe a fleet: two stdhttp servers on one Redis, key reset, a raised limit, a blackholed Redis" probe_fleet
+step "probe a Redis that requires a password (-store, -rules, the tool)" probe_managed
 step "run examples/demo" "$STAGING/bin/demo"
 step "run examples/simulate" "$STAGING/bin/simulate" -svg "$STAGING/algorithms.svg"
 step "benchmarks, once (-benchtime=1x -short)" in_module "$ROOT/benchmarks" go test -short -run '^$' -bench . -benchtime=1x ./...
