@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
@@ -140,12 +140,12 @@ func (e *env) run(a Adapter, st core.Store, alg core.Algorithm, limit core.Limit
 	t.Helper()
 	if st == nil {
 		ms, err := memory.New(memory.WithSweepInterval(0))
-		require.NoError(t, err)
+		must.NoError(t, err)
 		t.Cleanup(func() { _ = ms.Close() })
 		st = ms
 	}
 	lim, err := core.NewLimiter(st, alg, limit, append([]core.Option{core.WithClock(e.clk)}, lopts...)...)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	opts = append([]httplimit.Option{quiet}, opts...)
 	if !e.noContext {
 		opts = append([]httplimit.Option{httplimit.WithDecisionInContext()}, opts...)
@@ -157,7 +157,7 @@ func (e *env) run(a Adapter, st core.Store, alg core.Algorithm, limit core.Limit
 		e.calls.Add(1)
 		return Body(d, ok)
 	}, opts...)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	if srv.Close != nil {
 		t.Cleanup(srv.Close)
 	}
@@ -181,10 +181,10 @@ var ownedHeaders = []string{
 func (e *env) do(method, path, peer string, kv ...string) response {
 	e.t.Helper()
 	resp, err := e.send(context.Background(), method, path, peer, kv...)
-	require.NoError(e.t, err)
+	must.NoError(e.t, err)
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
-	require.NoError(e.t, err)
+	must.NoError(e.t, err)
 	out := response{Status: resp.StatusCode, Headers: map[string]string{}, Body: string(body)}
 	for _, h := range ownedHeaders {
 		if v := resp.Header.Values(h); len(v) > 0 {
@@ -193,7 +193,7 @@ func (e *env) do(method, path, peer string, kv ...string) response {
 	}
 	for name, vs := range resp.Header {
 		for _, v := range vs {
-			assert.LessOrEqual(e.t, len(v), 200, "header %s is long: request data echoed?", name)
+			expect.LessOrEqual(e.t, len(v), 200, "header %s is long: request data echoed?", name)
 		}
 	}
 	return out
@@ -201,7 +201,7 @@ func (e *env) do(method, path, peer string, kv ...string) response {
 
 func (e *env) send(ctx context.Context, method, path, peer string, kv ...string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, method, "http://app.test"+path, nil)
-	require.NoError(e.t, err)
+	must.NoError(e.t, err)
 	req.Header.Set(PeerHeader, peer)
 	for i := 0; i+1 < len(kv); i += 2 {
 		req.Header.Set(kv[i], kv[i+1])

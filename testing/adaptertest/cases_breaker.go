@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
+	"github.com/ratewarden/ratewarden/internal/expect"
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
@@ -32,22 +32,22 @@ func checkAnOpenBreakerAnswersAtOnce(t *testing.T, a Adapter) {
 	unavailable := func(retry string) response {
 		return text(503, "Service Unavailable\n", map[string]string{"Retry-After": retry})
 	}
-	assert.Equal(t, unavailable("1"), e.do("GET", "/", peerA), "a store failure")
-	assert.Equal(t, unavailable("1"), e.do("GET", "/", peerA), "the failure that opens the breaker")
-	assert.Equal(t, unavailable("3"), e.do("GET", "/", peerA), "the open breaker: 3 s to the probe")
+	expect.Equal(t, unavailable("1"), e.do("GET", "/", peerA), "a store failure")
+	expect.Equal(t, unavailable("1"), e.do("GET", "/", peerA), "the failure that opens the breaker")
+	expect.Equal(t, unavailable("3"), e.do("GET", "/", peerA), "the open breaker: 3 s to the probe")
 	e.clk.Advance(1500 * time.Millisecond)
-	assert.Equal(t, unavailable("2"), e.do("GET", "/", peerB), "1.5 s to the probe, rounded up")
+	expect.Equal(t, unavailable("2"), e.do("GET", "/", peerB), "1.5 s to the probe, rounded up")
 	head := e.do("HEAD", "/", peerA)
-	assert.Equal(t, 503, head.Status)
-	assert.Equal(t, "2", head.Headers["Retry-After"])
-	assert.Empty(t, head.Body)
-	assert.Equal(t, int64(2), st.calls.Load(), "the store is not asked while the breaker is open")
+	expect.Equal(t, 503, head.Status)
+	expect.Equal(t, "2", head.Headers["Retry-After"])
+	expect.Empty(t, head.Body)
+	expect.Equal(t, int64(2), st.calls.Load(), "the store is not asked while the breaker is open")
 
 	st = &countingFailingStore{}
 	e = start(t, a, st, core.GCRA, core.PerMinute(1), []core.Option{core.WithBreaker(b)})
 	for range 5 {
-		assert.Equal(t, 200, e.do("GET", "/", peerA).Status, "fail open")
+		expect.Equal(t, 200, e.do("GET", "/", peerA).Status, "fail open")
 	}
-	assert.Equal(t, int64(2), st.calls.Load())
-	assert.Equal(t, int64(5), e.calls.Load())
+	expect.Equal(t, int64(2), st.calls.Load())
+	expect.Equal(t, int64(5), e.calls.Load())
 }

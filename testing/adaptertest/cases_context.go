@@ -10,8 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
@@ -102,18 +102,18 @@ func Listen(t *testing.T, unix bool) (net.Listener, *Client) {
 	t.Helper()
 	if !unix {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
+		must.NoError(t, err)
 		t.Cleanup(func() { _ = ln.Close() })
 		tr := &http.Transport{}
 		t.Cleanup(tr.CloseIdleConnections)
 		return ln, &Client{t: t, http: &http.Client{Transport: tr}, base: "http://" + ln.Addr().String()}
 	}
 	dir, err := os.MkdirTemp("", "rw")
-	require.NoError(t, err)
+	must.NoError(t, err)
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	path := filepath.Join(dir, "app.sock")
 	ln, err := net.Listen("unix", path)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	t.Cleanup(func() { _ = ln.Close() })
 	tr := &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		var d net.Dialer
@@ -142,7 +142,7 @@ func ServeHTTP(t *testing.T, ln net.Listener, h http.Handler) {
 // serve serves a's app on a listener of Listen.
 func serve(t *testing.T, a RequestAdapter, unix bool, lim *core.Limiter, opts ...httplimit.Option) *Client {
 	ln, c := Listen(t, unix)
-	require.NoError(t, a.Serve(t, ln, lim, Body, opts...))
+	must.NoError(t, a.Serve(t, ln, lim, Body, opts...))
 	return c
 }
 
@@ -150,13 +150,13 @@ func serve(t *testing.T, a RequestAdapter, unix bool, lim *core.Limiter, opts ..
 func (c *Client) Get(path string, kv ...string) int {
 	c.t.Helper()
 	req, err := http.NewRequest(http.MethodGet, c.base+path, nil)
-	require.NoError(c.t, err)
+	must.NoError(c.t, err)
 	for i := 0; i+1 < len(kv); i += 2 {
 		req.Header.Set(kv[i], kv[i+1])
 	}
 	resp, err := c.http.Do(req)
-	require.NoError(c.t, err)
-	require.NoError(c.t, resp.Body.Close())
+	must.NoError(c.t, err)
+	must.NoError(c.t, resp.Body.Close())
 	return resp.StatusCode
 }
 
@@ -164,33 +164,33 @@ func (c *Client) Get(path string, kv ...string) int {
 // manual clock.
 func limiter(t *testing.T, limit core.Limit) *core.Limiter {
 	ms, err := memory.New(memory.WithSweepInterval(0))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	t.Cleanup(func() { _ = ms.Close() })
 	lim, err := core.NewLimiter(ms, core.GCRA, limit, core.WithClock(core.NewManualClock(t0)))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	return lim
 }
 
 func checkContextValueKeysByUser(t *testing.T, a RequestAdapter) {
 	user, err := keyfuncs.ContextValue(a.Key)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	var rec KeyRecorder
 	c := serve(t, a, false, limiter(t, core.PerMinute(1)), httplimit.WithKey(rec.Wrap(user)))
-	assert.Equal(t, 200, c.Get("/", UserHeader, "alice"))
+	expect.Equal(t, 200, c.Get("/", UserHeader, "alice"))
 	key, _, err := rec.Last()
-	assert.Equal(t, "alice", key)
-	require.NoError(t, err)
-	assert.Equal(t, 429, c.Get("/users/1", UserHeader, "alice"), "alice's quota is spent, whatever the route")
-	assert.Equal(t, 200, c.Get("/", UserHeader, "bob"), "bob, from the same address, has his own")
-	assert.Equal(t, 401, c.Get("/"), "no user is a key error")
+	expect.Equal(t, "alice", key)
+	must.NoError(t, err)
+	expect.Equal(t, 429, c.Get("/users/1", UserHeader, "alice"), "alice's quota is spent, whatever the route")
+	expect.Equal(t, 200, c.Get("/", UserHeader, "bob"), "bob, from the same address, has his own")
+	expect.Equal(t, 401, c.Get("/"), "no user is a key error")
 	_, _, err = rec.Last()
-	require.ErrorIs(t, err, keyfuncs.ErrKey)
-	assert.Contains(t, err.Error(), "is missing or nil")
+	must.ErrorIs(t, err, keyfuncs.ErrKey)
+	expect.Contains(t, err.Error(), "is missing or nil")
 }
 
 func checkNativeGivesTheFrameworksRequest(t *testing.T, a RequestAdapter) {
 	_, ok := a.NativePath(fakereq.New("192.0.2.1:1"))
-	assert.False(t, ok, "Native of a request view of another kind")
+	expect.False(t, ok, "Native of a request view of another kind")
 	errNoNative := errors.New("no native request")
 	byPath := func(r keyfuncs.Request) (string, error) {
 		p, ok := a.NativePath(r)
@@ -201,38 +201,38 @@ func checkNativeGivesTheFrameworksRequest(t *testing.T, a RequestAdapter) {
 	}
 	var rec KeyRecorder
 	c := serve(t, a, false, limiter(t, core.PerMinute(1)), httplimit.WithKey(rec.Wrap(byPath)))
-	assert.Equal(t, 200, c.Get("/users/1"))
+	expect.Equal(t, 200, c.Get("/users/1"))
 	key, _, err := rec.Last()
-	require.NoError(t, err)
-	assert.Equal(t, "/users/1", key)
-	assert.Equal(t, 200, c.Get("/users/2"), "another path is another key")
-	assert.Equal(t, 429, c.Get("/users/1"))
+	must.NoError(t, err)
+	expect.Equal(t, "/users/1", key)
+	expect.Equal(t, 200, c.Get("/users/2"), "another path is another key")
+	expect.Equal(t, 429, c.Get("/users/1"))
 }
 
 func checkUnixSocketPeerIsNotAnIP(t *testing.T, a RequestAdapter) {
 	ip, err := keyfuncs.IP(keyfuncs.WithTrustedProxies("10.0.0.0/8"))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	var rec KeyRecorder
 	c := serve(t, a, true, limiter(t, core.PerMinute(5)), httplimit.WithKey(rec.Wrap(ip)))
-	assert.Equal(t, 500, c.Get("/", "X-Forwarded-For", "203.0.113.9"), "a server configuration error, not the client's")
+	expect.Equal(t, 500, c.Get("/", "X-Forwarded-For", "203.0.113.9"), "a server configuration error, not the client's")
 	_, remote, err := rec.Last()
-	require.ErrorIs(t, err, keyfuncs.ErrPeerNotIP)
-	assert.Contains(t, err.Error(), `WithTrustedProxies("unix")`)
-	assert.Contains(t, []string{"@", ""}, remote, "what a unix-socket peer looks like")
+	must.ErrorIs(t, err, keyfuncs.ErrPeerNotIP)
+	expect.Contains(t, err.Error(), `WithTrustedProxies("unix")`)
+	expect.Contains(t, []string{"@", ""}, remote, "what a unix-socket peer looks like")
 }
 
 func checkTrustedUnixSocketForwardsTheClient(t *testing.T, a RequestAdapter) {
 	ip, err := keyfuncs.IP(keyfuncs.WithTrustedProxies(keyfuncs.TrustUnixSocket))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	var rec KeyRecorder
 	c := serve(t, a, true, limiter(t, core.PerMinute(1)), httplimit.WithKey(rec.Wrap(ip)))
-	assert.Equal(t, 200, c.Get("/", "X-Forwarded-For", "6.6.6.6, 203.0.113.9"))
+	expect.Equal(t, 200, c.Get("/", "X-Forwarded-For", "6.6.6.6, 203.0.113.9"))
 	key, _, err := rec.Last()
-	require.NoError(t, err)
-	assert.Equal(t, "203.0.113.9", key, "the address nginx appended, not the client's own writing")
-	assert.Equal(t, 429, c.Get("/", "X-Forwarded-For", "203.0.113.9"))
-	assert.Equal(t, 200, c.Get("/", "X-Forwarded-For", "203.0.113.10"), "another client behind the same proxy")
-	assert.Equal(t, 500, c.Get("/"), "the proxy named nobody")
+	must.NoError(t, err)
+	expect.Equal(t, "203.0.113.9", key, "the address nginx appended, not the client's own writing")
+	expect.Equal(t, 429, c.Get("/", "X-Forwarded-For", "203.0.113.9"))
+	expect.Equal(t, 200, c.Get("/", "X-Forwarded-For", "203.0.113.10"), "another client behind the same proxy")
+	expect.Equal(t, 500, c.Get("/"), "the proxy named nobody")
 	_, _, err = rec.Last()
-	require.ErrorIs(t, err, keyfuncs.ErrPeerNotIP)
+	must.ErrorIs(t, err, keyfuncs.ErrPeerNotIP)
 }

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
@@ -46,13 +46,13 @@ var quiet = httplimit.WithLogger(slog.New(slog.DiscardHandler))
 func checkDryRun(t *testing.T, a Adapter) {
 	obs := &outcomes{}
 	e := start(t, a, nil, core.FixedWindow, core.PerMinute(1), nil, httplimit.WithDryRun(), httplimit.WithObserver(obs))
-	assert.Equal(t, ok("ok, remaining 0", allowed("1", "60", "0", "60")), e.do("GET", "/", peerA))
+	expect.Equal(t, ok("ok, remaining 0", allowed("1", "60", "0", "60")), e.do("GET", "/", peerA))
 	e.clk.Advance(20 * time.Second)
 	for range 2 {
-		assert.Equal(t, ok("ok, remaining 0", allowed("1", "60", "0", "40")), e.do("GET", "/", peerA), "would be denied: 200, truthful headers, no Retry-After")
+		expect.Equal(t, ok("ok, remaining 0", allowed("1", "60", "0", "40")), e.do("GET", "/", peerA), "would be denied: 200, truthful headers, no Retry-After")
 	}
-	assert.Equal(t, 2, obs.count(httplimit.OutcomeDryRunDenied))
-	assert.Equal(t, int64(3), e.calls.Load())
+	expect.Equal(t, 2, obs.count(httplimit.OutcomeDryRunDenied))
+	expect.Equal(t, int64(3), e.calls.Load())
 }
 
 func checkEveryOutcomeReachesTheObserver(t *testing.T, a Adapter) {
@@ -60,29 +60,29 @@ func checkEveryOutcomeReachesTheObserver(t *testing.T, a Adapter) {
 	skip := httplimit.WithSkip(func(r keyfuncs.Request) bool { return r.Path() == "/health" })
 	e := start(t, a, nil, core.FixedWindow, core.PerMinute(1), nil, httplimit.WithObserver(obs), skip,
 		httplimit.WithRefund(func(status int) bool { return status == 204 }))
-	assert.Equal(t, 204, e.do("GET", "/", peerA, StatusHeader, "204").Status, "allowed, then refunded")
-	assert.Equal(t, 200, e.do("GET", "/", peerA).Status)
-	assert.Equal(t, 429, e.do("GET", "/", peerA).Status)
-	assert.Equal(t, 200, e.do("GET", "/health", peerA).Status)
-	assert.Equal(t, 500, e.do("GET", "/", "not-an-address").Status)
+	expect.Equal(t, 204, e.do("GET", "/", peerA, StatusHeader, "204").Status, "allowed, then refunded")
+	expect.Equal(t, 200, e.do("GET", "/", peerA).Status)
+	expect.Equal(t, 429, e.do("GET", "/", peerA).Status)
+	expect.Equal(t, 200, e.do("GET", "/health", peerA).Status)
+	expect.Equal(t, 500, e.do("GET", "/", "not-an-address").Status)
 
 	dry := start(t, a, nil, core.FixedWindow, core.PerMinute(1), nil, httplimit.WithObserver(obs), httplimit.WithDryRun())
 	dry.do("GET", "/", peerA)
 	dry.do("GET", "/", peerA)
 	open := start(t, a, failingStore{}, core.GCRA, core.PerMinute(1), nil, httplimit.WithObserver(obs))
-	assert.Equal(t, 200, open.do("GET", "/", peerA).Status)
+	expect.Equal(t, 200, open.do("GET", "/", peerA).Status)
 	closed := start(t, a, failingStore{}, core.GCRA, core.PerMinute(1), nil, httplimit.WithObserver(obs), httplimit.WithFailClosed())
-	assert.Equal(t, 503, closed.do("GET", "/", peerA).Status)
+	expect.Equal(t, 503, closed.do("GET", "/", peerA).Status)
 	full := start(t, a, oneKeyStore(t), core.GCRA, core.PerMinute(1), nil, httplimit.WithObserver(obs))
-	assert.Equal(t, 200, full.do("GET", "/", peerA).Status)
-	assert.Equal(t, 503, full.do("GET", "/", peerB).Status)
+	expect.Equal(t, 200, full.do("GET", "/", peerA).Status)
+	expect.Equal(t, 503, full.do("GET", "/", peerB).Status)
 	// A breaker that opens at the first failure (a failed_open), then answers
 	// at once: fail open, as breaker_open.
 	trip := core.DefaultBreaker()
 	trip.Failures = 1
 	tripped := start(t, a, failingStore{}, core.GCRA, core.PerMinute(1), []core.Option{core.WithBreaker(trip)}, httplimit.WithObserver(obs))
-	assert.Equal(t, 200, tripped.do("GET", "/", peerA).Status)
-	assert.Equal(t, 200, tripped.do("GET", "/", peerA).Status)
+	expect.Equal(t, 200, tripped.do("GET", "/", peerA).Status)
+	expect.Equal(t, 200, tripped.do("GET", "/", peerA).Status)
 
 	for _, oc := range httplimit.Outcomes {
 		want := 1
@@ -92,7 +92,7 @@ func checkEveryOutcomeReachesTheObserver(t *testing.T, a Adapter) {
 		case httplimit.OutcomeFailedOpen:
 			want = 2 // one here, one opening the breaker
 		}
-		assert.Equal(t, want, obs.count(oc), oc.String())
+		expect.Equal(t, want, obs.count(oc), oc.String())
 	}
 }
 
@@ -101,9 +101,9 @@ func checkEveryOutcomeReachesTheObserver(t *testing.T, a Adapter) {
 func tiered(t *testing.T) func(lim *core.Limiter) []httplimit.Option {
 	return func(lim *core.Limiter) []httplimit.Option {
 		paid, err := lim.Tier("paid", core.PerMinute(3))
-		require.NoError(t, err)
+		must.NoError(t, err)
 		pick, err := keyfuncs.Header("X-Plan")
-		require.NoError(t, err)
+		must.NoError(t, err)
 		return []httplimit.Option{httplimit.WithTiers(pick, paid)}
 	}
 }
@@ -119,16 +119,16 @@ func checkTiers(t *testing.T, a Adapter) {
 		h["Ratelimit"] = `"paid";r=` + remaining + ";t=60"
 		return h
 	}
-	assert.Equal(t, ok("ok, remaining 2", paidHeaders("2")), e.do("GET", "/", peerA, "X-Plan", "paid"))
-	assert.Equal(t, ok("ok, remaining 0", allowed("1", "60", "0", "60")), e.do("GET", "/", peerA), "no plan: the default tier, counted apart")
-	assert.Equal(t, 429, e.do("GET", "/", peerA, "X-Plan", "platinum").Status, "an unknown plan gets the default tier")
-	assert.Equal(t, ok("ok, remaining 1", paidHeaders("1")), e.do("GET", "/", peerA, "X-Plan", "paid"))
-	assert.Equal(t, ok("ok, remaining 0", paidHeaders("0")), e.do("GET", "/", peerA, "X-Plan", "paid"))
+	expect.Equal(t, ok("ok, remaining 2", paidHeaders("2")), e.do("GET", "/", peerA, "X-Plan", "paid"))
+	expect.Equal(t, ok("ok, remaining 0", allowed("1", "60", "0", "60")), e.do("GET", "/", peerA), "no plan: the default tier, counted apart")
+	expect.Equal(t, 429, e.do("GET", "/", peerA, "X-Plan", "platinum").Status, "an unknown plan gets the default tier")
+	expect.Equal(t, ok("ok, remaining 1", paidHeaders("1")), e.do("GET", "/", peerA, "X-Plan", "paid"))
+	expect.Equal(t, ok("ok, remaining 0", paidHeaders("0")), e.do("GET", "/", peerA, "X-Plan", "paid"))
 	r := e.do("GET", "/", peerA, "X-Plan", "paid", "Accept", "application/json")
-	assert.Equal(t, 429, r.Status)
-	assert.Equal(t, `"paid";q=3;w=60`, r.Headers["Ratelimit-Policy"])
-	assert.Contains(t, r.Body, `"violated-policies":["paid"]`)
-	assert.Equal(t, []string{"paid", "default", "default", "paid", "paid", "paid"}, obs.policies, "policy names come from the configuration, never the request")
+	expect.Equal(t, 429, r.Status)
+	expect.Equal(t, `"paid";q=3;w=60`, r.Headers["Ratelimit-Policy"])
+	expect.Contains(t, r.Body, `"violated-policies":["paid"]`)
+	expect.Equal(t, []string{"paid", "default", "default", "paid", "paid", "paid"}, obs.policies, "policy names come from the configuration, never the request")
 }
 
 func checkRefundCountsOnlyFailures(t *testing.T, a Adapter) {
@@ -136,29 +136,29 @@ func checkRefundCountsOnlyFailures(t *testing.T, a Adapter) {
 		httplimit.WithRefund(func(status int) bool { return status < 400 }))
 	for i := range 5 {
 		r := e.do("POST", "/", peerA, StatusHeader, "200")
-		assert.Equal(t, 200, r.Status, "success %d gives its cost back", i)
+		expect.Equal(t, 200, r.Status, "success %d gives its cost back", i)
 	}
 	for _, status := range []int{401, 500} {
-		assert.Equal(t, status, e.do("POST", "/", peerA, StatusHeader, strconv.Itoa(status)).Status)
+		expect.Equal(t, status, e.do("POST", "/", peerA, StatusHeader, strconv.Itoa(status)).Status)
 	}
-	assert.Equal(t, 429, e.do("POST", "/", peerA, StatusHeader, "200").Status, "two failures spent the limit")
-	assert.Equal(t, int64(7), e.calls.Load())
+	expect.Equal(t, 429, e.do("POST", "/", peerA, StatusHeader, "200").Status, "two failures spent the limit")
+	expect.Equal(t, int64(7), e.calls.Load())
 }
 
 func checkDeniedHandlerRendersThroughTheFramework(t *testing.T, a Adapter) {
-	require.NotNil(t, a.RenderJSON, "Adapter.RenderJSON")
+	must.NotNil(t, a.RenderJSON, "Adapter.RenderJSON")
 	render := httplimit.WithDeniedHandler(func(w httplimit.ResponseWriter, r keyfuncs.Request, d core.Decision) {
 		pd := httplimit.DeniedProblem(d)
 		pd.Detail = "slow down, " + r.Method()
 		a.RenderJSON(w, r, pd.Status, pd)
 	})
 	e := start(t, a, nil, core.FixedWindow, core.PerMinute(1), nil, render)
-	assert.Equal(t, 200, e.do("GET", "/", peerA).Status)
+	expect.Equal(t, 200, e.do("GET", "/", peerA).Status)
 	r := e.do("GET", "/", peerA)
-	assert.Equal(t, 429, r.Status)
-	assert.Equal(t, "60", r.Headers["Retry-After"], "the policy's headers are set before the handler renders")
-	assert.Equal(t, `"default";r=0;t=60`, r.Headers["Ratelimit"])
-	assert.Contains(t, r.Headers["Content-Type"], "application/json")
-	assert.JSONEq(t, `{"type":"`+httplimit.ProblemTypeQuotaExceeded+`","title":"Request cannot be satisfied as assigned quota has been exceeded","status":429,"detail":"slow down, GET","violated-policies":["default"]}`, r.Body)
-	assert.Equal(t, int64(1), e.calls.Load())
+	expect.Equal(t, 429, r.Status)
+	expect.Equal(t, "60", r.Headers["Retry-After"], "the policy's headers are set before the handler renders")
+	expect.Equal(t, `"default";r=0;t=60`, r.Headers["Ratelimit"])
+	expect.Contains(t, r.Headers["Content-Type"], "application/json")
+	expect.JSONEq(t, `{"type":"`+httplimit.ProblemTypeQuotaExceeded+`","title":"Request cannot be satisfied as assigned quota has been exceeded","status":429,"detail":"slow down, GET","violated-policies":["default"]}`, r.Body)
+	expect.Equal(t, int64(1), e.calls.Load())
 }

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
@@ -19,12 +19,12 @@ import (
 // rounded up, or a client that honours it comes back too early.
 func checkRetryAfterRoundsUp(t *testing.T, a Adapter) {
 	e := start(t, a, nil, core.GCRA, core.Every(1, 2*time.Second), nil)
-	assert.Equal(t, 200, e.do("GET", "/", peerA).Status)
+	expect.Equal(t, 200, e.do("GET", "/", peerA).Status)
 	deniedFor := func(retry string) response {
 		h := denied("1", "2", retry)
 		return text(429, "Too Many Requests\n", h)
 	}
-	assert.Equal(t, deniedFor("2"), e.do("GET", "/", peerA), "exactly 2 s")
+	expect.Equal(t, deniedFor("2"), e.do("GET", "/", peerA), "exactly 2 s")
 	for _, step := range []struct {
 		advance time.Duration
 		want    string
@@ -36,9 +36,9 @@ func checkRetryAfterRoundsUp(t *testing.T, a Adapter) {
 		{2 * time.Millisecond, "1", "0.999 s"},
 	} {
 		e.clk.Advance(step.advance)
-		assert.Equal(t, deniedFor(step.want), e.do("GET", "/", peerA), "a wait of %s", step.wait)
+		expect.Equal(t, deniedFor(step.want), e.do("GET", "/", peerA), "a wait of %s", step.wait)
 	}
-	assert.Equal(t, int64(1), e.calls.Load())
+	expect.Equal(t, int64(1), e.calls.Load())
 }
 
 // checkFailClosedRetryAfterIsConfigurable: a fail-closed 503 carries
@@ -47,13 +47,13 @@ func checkRetryAfterRoundsUp(t *testing.T, a Adapter) {
 func checkFailClosedRetryAfterIsConfigurable(t *testing.T, a Adapter) {
 	e := start(t, a, failingStore{}, core.GCRA, core.PerMinute(1), nil,
 		httplimit.WithFailClosed(), httplimit.WithUnavailableRetryAfter(2500*time.Millisecond))
-	assert.Equal(t, text(503, "Service Unavailable\n", map[string]string{"Retry-After": "3"}), e.do("GET", "/", peerA))
+	expect.Equal(t, text(503, "Service Unavailable\n", map[string]string{"Retry-After": "3"}), e.do("GET", "/", peerA))
 	head := e.do("HEAD", "/", peerA)
-	assert.Equal(t, 503, head.Status)
-	assert.Equal(t, "3", head.Headers["Retry-After"])
-	assert.Empty(t, head.Body)
-	assert.Equal(t, text(500, "Internal Server Error\n", map[string]string{}), e.do("GET", "/", "not-an-address"))
-	assert.Zero(t, e.calls.Load())
+	expect.Equal(t, 503, head.Status)
+	expect.Equal(t, "3", head.Headers["Retry-After"])
+	expect.Empty(t, head.Body)
+	expect.Equal(t, text(500, "Internal Server Error\n", map[string]string{}), e.do("GET", "/", "not-an-address"))
+	expect.Zero(t, e.calls.Load())
 }
 
 // checkAFullStoreRefusesNewKeys: a memory store that holds one key and
@@ -68,24 +68,24 @@ func checkAFullStoreRefusesNewKeys(t *testing.T, a Adapter) {
 		defer mu.Unlock()
 		seen = append(seen, e.Outcome.String())
 		if e.Outcome == httplimit.OutcomeStoreFull {
-			assert.True(t, errors.Is(e.Err, core.ErrStoreFull), "the observer hears why")
+			expect.True(t, errors.Is(e.Err, core.ErrStoreFull), "the observer hears why")
 		}
 	})
 	e := start(t, a, oneKeyStore(t), core.GCRA, core.PerMinute(1), nil, httplimit.WithObserver(obs))
-	assert.Equal(t, 200, e.do("GET", "/", peerA).Status)
-	assert.Equal(t, text(503, "Service Unavailable\n", map[string]string{"Retry-After": "1"}), e.do("GET", "/", peerB))
-	assert.Equal(t, text(429, "Too Many Requests\n", denied("1", "60", "60")), e.do("GET", "/", peerA), "the held client keeps its count")
+	expect.Equal(t, 200, e.do("GET", "/", peerA).Status)
+	expect.Equal(t, text(503, "Service Unavailable\n", map[string]string{"Retry-After": "1"}), e.do("GET", "/", peerB))
+	expect.Equal(t, text(429, "Too Many Requests\n", denied("1", "60", "60")), e.do("GET", "/", peerA), "the held client keeps its count")
 	mu.Lock()
 	defer mu.Unlock()
-	assert.Equal(t, []string{"allowed", "store_full", "denied"}, seen)
-	assert.Equal(t, int64(1), e.calls.Load())
+	expect.Equal(t, []string{"allowed", "store_full", "denied"}, seen)
+	expect.Equal(t, int64(1), e.calls.Load())
 }
 
 // oneKeyStore returns a memory store that holds one key and refuses new ones
 // when full.
 func oneKeyStore(t *testing.T) core.Store {
 	st, err := memory.New(memory.WithShards(1), memory.WithMaxKeys(1), memory.WithRefuseWhenFull(), memory.WithSweepInterval(0))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close() })
 	return st
 }

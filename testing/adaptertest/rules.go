@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
@@ -17,7 +17,7 @@ import (
 // RulesBuilder builds a rule set from a rules document on st, its limiters on
 // clk: rules.Parse, then rules.New(st, doc, rules.WithClock(clk)). The kit
 // takes it as a function because package rules lives in a module of its own,
-// which the root module does not require.
+// which the root module does not must.
 type RulesBuilder func(doc []byte, st core.Store, clk core.Clock) (httplimit.Handler, error)
 
 // RulesDocument is the document RunRules limits the app with: on the app's
@@ -57,18 +57,18 @@ policies:
 // Middleware field must be set: every adapter must give the same answers to
 // the same requests under RulesDocument.
 func RunRules(t *testing.T, a Adapter, build RulesBuilder) {
-	require.NotNil(t, a.Middleware, "Adapter.Middleware")
+	must.NotNil(t, a.Middleware, "Adapter.Middleware")
 	e := newEnv(t)
 	st, err := memory.New(memory.WithSweepInterval(0))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close() })
 	h, err := build([]byte(RulesDocument), st, e.clk)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	srv, err := a.Middleware(t, h, func(d core.Decision, ok bool) string {
 		e.calls.Add(1)
 		return Body(d, ok)
 	})
-	require.NoError(t, err)
+	must.NoError(t, err)
 	if srv.Close != nil {
 		t.Cleanup(srv.Close)
 	}
@@ -76,13 +76,13 @@ func RunRules(t *testing.T, a Adapter, build RulesBuilder) {
 	for _, step := range rulesScript {
 		t.Run(step.name, func(t *testing.T) {
 			got := e.do(step.method, step.path, step.peer, step.kv...)
-			assert.Equal(t, step.status, got.Status)
+			expect.Equal(t, step.status, got.Status)
 			for name, want := range step.headers {
-				assert.Equal(t, want, got.Headers[name], name)
+				expect.Equal(t, want, got.Headers[name], name)
 			}
 		})
 	}
-	assert.Equal(t, int64(7), e.calls.Load(), "the handler ran for every request let through, and only for those")
+	expect.Equal(t, int64(7), e.calls.Load(), "the handler ran for every request let through, and only for those")
 	checkNoSpellingWalksAround(t, e)
 }
 
@@ -114,21 +114,21 @@ func checkNoSpellingWalksAround(t *testing.T, e *env) {
 		t.Run("no way around the route's policy: "+sp.method+" "+sp.path, func(t *testing.T) {
 			peer := fmt.Sprintf("203.0.113.%d:1", i+1)
 			for range 2 {
-				require.Equal(t, 200, e.do("GET", "/users/7", peer).Status, "the quota is spent")
+				must.Equal(t, 200, e.do("GET", "/users/7", peer).Status, "the quota is spent")
 			}
 			before := e.calls.Load()
 			resp, err := e.send(context.Background(), sp.method, sp.path, peer)
-			require.NoError(t, err)
-			require.NoError(t, resp.Body.Close())
+			must.NoError(t, err)
+			must.NoError(t, resp.Body.Close())
 			if final := resp.Request; final != nil && final.Response != nil && !strings.HasPrefix(strings.ToLower(final.URL.Path), "/users/") {
-				assert.GreaterOrEqual(t, final.Response.StatusCode, 300, "redirected to %s", final.URL.Path)
+				expect.GreaterOrEqual(t, final.Response.StatusCode, 300, "redirected to %s", final.URL.Path)
 				return
 			}
-			assert.GreaterOrEqual(t, resp.StatusCode, 300, "refused (429), redirected, or routed nowhere (404)")
+			expect.GreaterOrEqual(t, resp.StatusCode, 300, "refused (429), redirected, or routed nowhere (404)")
 			if resp.StatusCode == 429 {
-				assert.Contains(t, resp.Header.Get(httplimit.HeaderRateLimit), `"users";r=0;`)
+				expect.Contains(t, resp.Header.Get(httplimit.HeaderRateLimit), `"users";r=0;`)
 			}
-			assert.Equal(t, before, e.calls.Load(), "the handler did not run")
+			expect.Equal(t, before, e.calls.Load(), "the handler did not run")
 		})
 	}
 }

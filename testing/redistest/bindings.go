@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/store/luascript"
@@ -45,16 +45,16 @@ func CacheMatchesRedis(t *testing.T, newStore NewStore) {
 					req.Cost, req.Admitted = -1, now.Add(-time.Duration(i%4)*100*time.Millisecond)
 				}
 				want, err := ref.Take(context.Background(), req)
-				require.NoError(t, err)
+				must.NoError(t, err)
 				got, err := cached.Take(context.Background(), req)
-				require.NoError(t, err)
+				must.NoError(t, err)
 				want.Remaining, got.Remaining = 0, 0
-				require.Equal(t, want, got, "step %d", i)
+				must.Equal(t, want, got, "step %d", i)
 				if !got.Allowed {
 					denied++
 				}
 			}
-			require.Positive(t, denied, "the sequence must deny")
+			must.Positive(t, denied, "the sequence must deny")
 		})
 	}
 }
@@ -72,27 +72,27 @@ func CacheFlood(t *testing.T, newStore NewStore, scriptCalls func(t testing.TB) 
 			warm := req
 			warm.Key = "warm" // loads the script
 			_, err := st.Take(context.Background(), warm)
-			require.NoError(t, err)
+			must.NoError(t, err)
 			before := scriptCalls(t)
 			began := time.Now()
 			var admitted int
 			for range n {
 				d, err := st.Take(context.Background(), req)
-				require.NoError(t, err)
+				must.NoError(t, err)
 				if d.Allowed {
 					admitted++
 				} else {
-					require.Positive(t, d.RetryAfter)
+					must.Positive(t, d.RetryAfter)
 				}
 			}
 			took := time.Since(began)
 			calls := scriptCalls(t) - before
 			t.Logf("cache size %d: %d requests, %d admitted, %d script calls, %v per request", size, n, admitted, calls, took/n)
-			assert.Equal(t, 10, admitted)
+			expect.Equal(t, 10, admitted)
 			if size == 0 {
-				assert.Equal(t, int64(n), calls)
+				expect.Equal(t, int64(n), calls)
 			} else {
-				assert.LessOrEqual(t, calls, int64(20), "denials answered locally")
+				expect.LessOrEqual(t, calls, int64(20), "denials answered locally")
 			}
 		})
 	}
@@ -117,34 +117,34 @@ func Reset(t *testing.T, newStore NewStore, scriptCalls func(t testing.TB) int64
 		t.Run(c.name, func(t *testing.T) {
 			st := newStore(t, c.opts...)
 			rs, ok := st.(core.Resetter)
-			require.True(t, ok, "the store implements core.Resetter")
+			must.True(t, ok, "the store implements core.Resetter")
 			ctx := context.Background()
 			for round := range 2 { // the first may load the reset script
 				d, err := st.Take(ctx, c.req)
-				require.NoError(t, err)
-				require.True(t, d.Allowed)
+				must.NoError(t, err)
+				must.True(t, d.Allowed)
 				d, err = st.Take(ctx, c.req)
-				require.NoError(t, err)
-				require.False(t, d.Allowed)
+				must.NoError(t, err)
+				must.False(t, d.Allowed)
 				before := scriptCalls(t)
-				require.NoError(t, rs.Reset(ctx, c.req))
+				must.NoError(t, rs.Reset(ctx, c.req))
 				if round == 1 {
-					assert.Equal(t, int64(1), scriptCalls(t)-before, "a reset is one script call")
+					expect.Equal(t, int64(1), scriptCalls(t)-before, "a reset is one script call")
 				}
 				d, err = st.Take(ctx, c.req)
-				require.NoError(t, err)
-				assert.True(t, d.Allowed, "a reset key starts fresh, even with its denial cached")
-				require.NoError(t, rs.Reset(ctx, c.req))
+				must.NoError(t, err)
+				expect.True(t, d.Allowed, "a reset key starts fresh, even with its denial cached")
+				must.NoError(t, rs.Reset(ctx, c.req))
 			}
 
 			before := scriptCalls(t)
 			bad := c.req
 			bad.Limits = nil
-			assert.ErrorIs(t, rs.Reset(ctx, bad), core.ErrInvalidLimit)
+			expect.ErrorIs(t, rs.Reset(ctx, bad), core.ErrInvalidLimit)
 			cctx, cancel := context.WithCancel(ctx)
 			cancel()
-			assert.ErrorIs(t, rs.Reset(cctx, c.req), luascript.ErrRedis)
-			assert.Equal(t, before, scriptCalls(t), "neither reached Redis")
+			expect.ErrorIs(t, rs.Reset(cctx, c.req), luascript.ErrRedis)
+			expect.Equal(t, before, scriptCalls(t), "neither reached Redis")
 		})
 	}
 }
@@ -163,12 +163,12 @@ func Backend(t *testing.T, b luascript.Backend) {
 	echo := script("local r = {#KEYS, #ARGV}\nfor _, a in ipairs(ARGV) do r[#r + 1] = tonumber(a) end\nreturn r")
 	for range 2 { // EVAL on NOSCRIPT, then EVALSHA
 		got, err := b.Eval(ctx, echo, []string{"{redistest}:a", "{redistest}:b"}, []string{"7", "-1", "9007199254740992"}, []int64{42})
-		require.NoError(t, err)
-		assert.Equal(t, []int64{42, 2, 3, 7, -1, 1 << 53}, got)
+		must.NoError(t, err)
+		expect.Equal(t, []int64{42, 2, 3, 7, -1, 1 << 53}, got)
 	}
 	got, err := b.Eval(ctx, script("return {}"), []string{"{redistest}:a"}, nil, nil)
-	require.NoError(t, err)
-	assert.Empty(t, got)
+	must.NoError(t, err)
+	expect.Empty(t, got)
 	for name, src := range map[string]string{
 		"a string in the array": "return {1, 'x'}",
 		"not an array":          "return 'x'",
@@ -177,10 +177,10 @@ func Backend(t *testing.T, b luascript.Backend) {
 		"a runtime error":       "return nil + 1",
 	} {
 		_, err := b.Eval(ctx, script(src), []string{"{redistest}:a"}, nil, nil)
-		assert.Error(t, err, name)
+		expect.Error(t, err, name)
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
 	_, err = b.Eval(cctx, echo, []string{"{redistest}:a"}, nil, nil)
-	assert.ErrorIs(t, err, context.Canceled, "an ended context")
+	expect.ErrorIs(t, err, context.Canceled, "an ended context")
 }

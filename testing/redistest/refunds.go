@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 
 	"github.com/ratewarden/ratewarden/core"
 )
@@ -34,24 +34,24 @@ func RefundOnServerTime(t *testing.T, newStore NewStore, scriptCalls func(t test
 func refundSkewed(t *testing.T, newStore NewStore, scriptCalls func(t testing.TB) int64, alg core.Algorithm, elapsed time.Duration) {
 	skewed := core.NewManualClock(time.Date(2019, 7, 1, 0, 0, 0, 0, time.UTC))
 	lim, err := core.NewLimiter(newStore(t), alg, core.PerHour(3), core.WithClock(skewed))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	ctx := context.Background()
 	var last core.Decision
 	for i := range 3 {
 		last, err = lim.Allow(ctx, "skewed")
-		require.NoError(t, err)
-		require.True(t, last.Allowed, "request %d", i)
+		must.NoError(t, err)
+		must.True(t, last.Allowed, "request %d", i)
 	}
 	skewed.Advance(elapsed)
 	before := scriptCalls(t)
 	d, err := lim.Refund(ctx, "skewed", 1, last)
-	require.NoError(t, err)
-	assert.Equal(t, int64(1), scriptCalls(t)-before, "a refund is one script call")
-	assert.Equal(t, int64(1), d.Remaining, "one given back")
+	must.NoError(t, err)
+	expect.Equal(t, int64(1), scriptCalls(t)-before, "a refund is one script call")
+	expect.Equal(t, int64(1), d.Remaining, "one given back")
 	d, err = lim.Allow(ctx, "skewed")
-	require.NoError(t, err)
-	assert.True(t, d.Allowed, "the refunded one is spent again")
+	must.NoError(t, err)
+	expect.True(t, d.Allowed, "the refunded one is spent again")
 	d, err = lim.Allow(ctx, "skewed")
-	require.NoError(t, err)
-	assert.False(t, d.Allowed, "and no more")
+	must.NoError(t, err)
+	expect.False(t, d.Allowed, "and no more")
 }

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 // The checks below are shared by the Redis bindings' backends of the rules
@@ -88,13 +88,13 @@ func rulesEval(t *testing.T, b RulesBackend) {
 	sha, src := UnseenScript("return {KEYS[1], ARGV[1], ARGV[2], tostring(#KEYS)}")
 	for range 2 { // EVAL on NOSCRIPT, then EVALSHA
 		got, err := b.Eval(ctx, sha, src, []string{"{rulestest}:k"}, []string{"a b", ""})
-		require.NoError(t, err)
-		assert.Equal(t, []string{"{rulestest}:k", "a b", "", "1"}, got)
+		must.NoError(t, err)
+		expect.Equal(t, []string{"{rulestest}:k", "a b", "", "1"}, got)
 	}
 	sha, src = UnseenScript("return {}")
 	got, err := b.Eval(ctx, sha, src, []string{"{rulestest}:k"}, nil)
-	require.NoError(t, err)
-	assert.Empty(t, got)
+	must.NoError(t, err)
+	expect.Empty(t, got)
 	for what, body := range map[string]string{
 		"an integer in the array": "return {'a', 1}",
 		"a nil in the array":      "return {'a', false, 'b'}",
@@ -105,12 +105,12 @@ func rulesEval(t *testing.T, b RulesBackend) {
 	} {
 		sha, src := UnseenScript(body)
 		_, err := b.Eval(ctx, sha, src, []string{"{rulestest}:k"}, nil)
-		assert.Error(t, err, what)
+		expect.Error(t, err, what)
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
 	_, err = b.Eval(cctx, sha, src, []string{"{rulestest}:k"}, nil)
-	assert.ErrorIs(t, err, context.Canceled)
+	expect.ErrorIs(t, err, context.Canceled)
 }
 
 // rulesSubscribe checks a binding's Subscribe on the server whose
@@ -125,35 +125,35 @@ func rulesSubscribe(t *testing.T, b RulesBackend, addrs []string, lost LostSubsc
 	channel := fmt.Sprintf("redistest%x:{rules}:announce", rand.Uint64())
 	publish := func(addr, payload string) {
 		_, err := command(addr, "PUBLISH", channel, payload)
-		require.NoError(t, err)
+		must.NoError(t, err)
 	}
 	sub := startSubscription(t, b, channel)
 	sub.waitSubscribed(t)
 	for _, a := range addrs { // through every node of a cluster
 		publish(a, "v-"+a)
-		assert.Equal(t, "v-"+a, sub.next(t))
+		expect.Equal(t, "v-"+a, sub.next(t))
 	}
 	var killed int64
 	for _, a := range addrs { // a connection of its own: CLIENT KILL skips the caller's
 		reply, err := command(a, "CLIENT", "KILL", "TYPE", "pubsub")
-		require.NoError(t, err)
+		must.NoError(t, err)
 		n, err := strconv.ParseInt(reply, 10, 64)
-		require.NoError(t, err)
+		must.NoError(t, err)
 		killed += n
 	}
-	require.Positive(t, killed)
+	must.Positive(t, killed)
 	if lost == SubscriptionRenewed {
 		sub.waitSubscribed(t) // renewed by the client
 		publish(addrs[len(addrs)-1], "after")
-		assert.Equal(t, "after", sub.next(t))
+		expect.Equal(t, "after", sub.next(t))
 	} else {
-		assert.Error(t, sub.ended(t), "a killed subscription ends with an error")
-		assert.NotErrorIs(t, sub.err, context.Canceled)
+		expect.Error(t, sub.ended(t), "a killed subscription ends with an error")
+		expect.NotErrorIs(t, sub.err, context.Canceled)
 		sub = startSubscription(t, b, channel)
 		sub.waitSubscribed(t)
 	}
 	sub.cancel()
-	assert.ErrorIs(t, sub.ended(t), context.Canceled, "an ended context ends it")
+	expect.ErrorIs(t, sub.ended(t), context.Canceled, "an ended context ends it")
 }
 
 // UnseenScript returns a Lua script no server has seen yet, body behind a

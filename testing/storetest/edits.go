@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 
 	"github.com/ratewarden/ratewarden/core"
 )
@@ -39,7 +39,7 @@ func takeAt(t *testing.T, st core.Store, alg core.Algorithm, limits []core.Limit
 	t.Helper()
 	req := core.TakeRequest{Key: "client", Namespace: "edits", Algorithm: alg, Limits: limits, Cost: cost, Now: now}
 	d, err := st.Take(context.Background(), req)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	return d
 }
 
@@ -58,9 +58,9 @@ func admittedAt(t *testing.T, st core.Store, alg core.Algorithm, limits []core.L
 // editUp: 5/h with 3 spent, raised to 10/h, admits exactly 7 more.
 func editUp(t *testing.T, st core.Store, alg core.Algorithm) {
 	before, after := []core.Limit{core.PerHour(5)}, []core.Limit{core.PerHour(10)}
-	require.Equal(t, 3, admittedAtMost(t, st, alg, before, Start, 3))
-	assert.Equal(t, 7, admittedAt(t, st, alg, after, Start), "3 of 5 spent, raised to 10: 7 more")
-	assert.Equal(t, 0, admittedAt(t, st, alg, before, Start), "back at 5: the 10 spent stay spent")
+	must.Equal(t, 3, admittedAtMost(t, st, alg, before, Start, 3))
+	expect.Equal(t, 7, admittedAt(t, st, alg, after, Start), "3 of 5 spent, raised to 10: 7 more")
+	expect.Equal(t, 0, admittedAt(t, st, alg, before, Start), "back at 5: the 10 spent stay spent")
 }
 
 // admittedAtMost spends one at a time, n times at most, and returns how many
@@ -80,20 +80,20 @@ func admittedAtMost(t *testing.T, st core.Store, alg core.Algorithm, limits []co
 // the new burst's hour, so it admits again 12 minutes later.
 func editDown(t *testing.T, st core.Store, alg core.Algorithm) {
 	before, after := []core.Limit{core.PerHour(10)}, []core.Limit{core.PerHour(5)}
-	require.Equal(t, 7, admittedAtMost(t, st, alg, before, Start, 7))
+	must.Equal(t, 7, admittedAtMost(t, st, alg, before, Start, 7))
 	d := takeAt(t, st, alg, after, 1, Start)
-	assert.False(t, d.Allowed, "7 spent is over the new 5")
-	assert.Equal(t, int64(0), d.Remaining)
+	expect.False(t, d.Allowed, "7 spent is over the new 5")
+	expect.Equal(t, int64(0), d.Remaining)
 	if alg.OneWord() {
-		assert.Equal(t, 12*time.Minute, d.RetryAfter, "the time owed, re-expressed and cut to the new burst")
+		expect.Equal(t, 12*time.Minute, d.RetryAfter, "the time owed, re-expressed and cut to the new burst")
 	}
 	admitted := 0
 	for m := 1; m <= 60; m++ {
 		admitted += admittedAt(t, st, alg, after, Start.Add(time.Duration(m)*time.Minute))
 	}
-	assert.LessOrEqual(t, admitted, 5, "never more than the new limit in the hour after")
+	expect.LessOrEqual(t, admitted, 5, "never more than the new limit in the hour after")
 	if alg.OneWord() {
-		assert.Equal(t, 5, admitted, "a meter admits one per new interval")
+		expect.Equal(t, 5, admitted, "a meter admits one per new interval")
 	}
 }
 
@@ -134,10 +134,10 @@ func editScripted(t *testing.T, st core.Store, alg core.Algorithm, sets [][]core
 		limits := sets[n/20%len(sets)]
 		req := core.TakeRequest{Key: s.key, Namespace: ns, Algorithm: alg, Limits: limits, Cost: s.cost, Now: s.at, Admitted: s.admitted}
 		want, err := ref.Take(ctx, req)
-		require.NoError(t, err)
+		must.NoError(t, err)
 		got, err := st.Take(ctx, req)
-		require.NoError(t, err, "step %d", n)
-		require.Equal(t, want, got, "step %d: %s under %v key %.8q cost %d at %s", n, alg, limits, s.key, s.cost, s.at.Format(time.RFC3339Nano))
+		must.NoError(t, err, "step %d", n)
+		must.Equal(t, want, got, "step %d: %s under %v key %.8q cost %d at %s", n, alg, limits, s.key, s.cost, s.at.Format(time.RFC3339Nano))
 	}
 }
 
@@ -163,11 +163,11 @@ func editConcurrent(t *testing.T, st core.Store, alg core.Algorithm) {
 			req := core.TakeRequest{Key: "client", Namespace: "edits", Algorithm: alg, Limits: limits, Cost: 1, Now: Start}
 			for range 4 {
 				d, err := st.Take(context.Background(), req)
-				if !assert.NoError(t, err) {
+				if !expect.NoError(t, err) {
 					return
 				}
-				assert.Less(t, d.Remaining, limits[0].Rate, "a decision of its own limit")
-				assert.GreaterOrEqual(t, d.Remaining, int64(0))
+				expect.Less(t, d.Remaining, limits[0].Rate, "a decision of its own limit")
+				expect.GreaterOrEqual(t, d.Remaining, int64(0))
 				if d.Allowed {
 					admitted.Add(1)
 				}
@@ -175,6 +175,6 @@ func editConcurrent(t *testing.T, st core.Store, alg core.Algorithm) {
 		}()
 	}
 	wg.Wait()
-	assert.GreaterOrEqual(t, admitted.Load(), int64(5), "at least the smaller limit")
-	assert.False(t, takeAt(t, st, alg, []core.Limit{core.PerHour(5)}, 1, Start).Allowed, "full under 5/h")
+	expect.GreaterOrEqual(t, admitted.Load(), int64(5), "at least the smaller limit")
+	expect.False(t, takeAt(t, st, alg, []core.Limit{core.PerHour(5)}, 1, Start).Allowed, "full under 5/h")
 }

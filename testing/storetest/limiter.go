@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 
 	"github.com/ratewarden/ratewarden/core"
 )
@@ -21,7 +21,7 @@ func newLimiter(t *testing.T, newStore NewStore, alg core.Algorithm, limits ...c
 		opts = append(opts, core.WithLimit(l))
 	}
 	lim, err := core.NewLimiter(newStore(t), alg, limits[0], opts...)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	return lim, clk
 }
 
@@ -33,8 +33,8 @@ func spend(t *testing.T, lim *core.Limiter, key string, n int) core.Decision {
 	for i := range n {
 		var err error
 		d, err = lim.Allow(context.Background(), key)
-		require.NoError(t, err)
-		require.True(t, d.Allowed, "request %d of %d", i+1, n)
+		must.NoError(t, err)
+		must.True(t, d.Allowed, "request %d of %d", i+1, n)
 	}
 	return d
 }
@@ -43,7 +43,7 @@ func spend(t *testing.T, lim *core.Limiter, key string, n int) core.Decision {
 func peekRemaining(t *testing.T, lim *core.Limiter, key string) int64 {
 	t.Helper()
 	d, err := lim.Peek(context.Background(), key)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	return d.Remaining
 }
 
@@ -54,10 +54,10 @@ func RunLimiter(t *testing.T, newStore NewStore) {
 	for _, alg := range core.Algorithms() {
 		t.Run(alg.String()+"/peek", func(t *testing.T) {
 			lim, clk := newLimiter(t, newStore, alg, core.PerMinute(3))
-			assert.Equal(t, int64(3), peekRemaining(t, lim, "k"), "a new key")
+			expect.Equal(t, int64(3), peekRemaining(t, lim, "k"), "a new key")
 			spend(t, lim, "k", 2)
 			for range 3 {
-				assert.Equal(t, int64(1), peekRemaining(t, lim, "k"), "a peek spends nothing")
+				expect.Equal(t, int64(1), peekRemaining(t, lim, "k"), "a peek spends nothing")
 			}
 			clk.Advance(time.Second)
 			spend(t, lim, "k", 1)
@@ -66,34 +66,34 @@ func RunLimiter(t *testing.T, newStore NewStore) {
 			lim, _ := newLimiter(t, newStore, alg, core.PerMinute(2), core.PerHour(5).Named("hour"))
 			ctx := context.Background()
 			if _, ok := lim.Store().(core.Resetter); !ok {
-				require.ErrorIs(t, lim.Reset(ctx, "k"), core.ErrUnsupported)
+				must.ErrorIs(t, lim.Reset(ctx, "k"), core.ErrUnsupported)
 				return
 			}
 			spend(t, lim, "k", 2)
 			spend(t, lim, "other", 1)
 			d, err := lim.Allow(ctx, "k")
-			require.NoError(t, err)
-			require.False(t, d.Allowed)
-			require.NoError(t, lim.Reset(ctx, "k"))
-			assert.Equal(t, int64(2), peekRemaining(t, lim, "k"), "the key starts fresh under every limit")
-			assert.Equal(t, int64(1), peekRemaining(t, lim, "other"), "other keys keep their state")
-			assert.NoError(t, lim.Reset(ctx, "never seen"), "resetting an unknown key is not an error")
+			must.NoError(t, err)
+			must.False(t, d.Allowed)
+			must.NoError(t, lim.Reset(ctx, "k"))
+			expect.Equal(t, int64(2), peekRemaining(t, lim, "k"), "the key starts fresh under every limit")
+			expect.Equal(t, int64(1), peekRemaining(t, lim, "other"), "other keys keep their state")
+			expect.NoError(t, lim.Reset(ctx, "never seen"), "resetting an unknown key is not an error")
 		})
 		t.Run(alg.String()+"/tiers", func(t *testing.T) {
 			base, _ := newLimiter(t, newStore, alg, core.PerMinute(2))
 			free, err := base.Tier("free", core.PerMinute(1))
-			require.NoError(t, err)
+			must.NoError(t, err)
 			paid, err := base.Tier("paid", core.PerMinute(3), core.PerHour(10))
-			require.NoError(t, err)
+			must.NoError(t, err)
 			spend(t, free, "user", 1)
 			spend(t, paid, "user", 2)
-			assert.Equal(t, int64(0), peekRemaining(t, free, "user"), "free")
-			assert.Equal(t, int64(1), peekRemaining(t, paid, "user"), "paid counts apart from free")
-			assert.Equal(t, int64(2), peekRemaining(t, base, "user"), "the base limiter counts apart from both")
+			expect.Equal(t, int64(0), peekRemaining(t, free, "user"), "free")
+			expect.Equal(t, int64(1), peekRemaining(t, paid, "user"), "paid counts apart from free")
+			expect.Equal(t, int64(2), peekRemaining(t, base, "user"), "the base limiter counts apart from both")
 			if _, ok := base.Store().(core.Resetter); ok {
-				require.NoError(t, free.Reset(context.Background(), "user"))
-				assert.Equal(t, int64(1), peekRemaining(t, free, "user"), "free after its reset")
-				assert.Equal(t, int64(1), peekRemaining(t, paid, "user"), "a reset of free leaves paid alone")
+				must.NoError(t, free.Reset(context.Background(), "user"))
+				expect.Equal(t, int64(1), peekRemaining(t, free, "user"), "free after its reset")
+				expect.Equal(t, int64(1), peekRemaining(t, paid, "user"), "a reset of free leaves paid alone")
 			}
 		})
 	}

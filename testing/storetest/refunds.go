@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 
 	"github.com/ratewarden/ratewarden/core"
 )
@@ -36,13 +36,13 @@ func refundBasic(t *testing.T, newStore NewStore, alg core.Algorithm) {
 	last := spend(t, lim, "k", 3)
 	clk.Advance(time.Second)
 	d, err := lim.Refund(ctx, "k", 1, last)
-	require.NoError(t, err)
-	assert.True(t, d.Allowed, "a refund replies as a peek")
-	assert.Equal(t, int64(1), d.Remaining, "one given back")
+	must.NoError(t, err)
+	expect.True(t, d.Allowed, "a refund replies as a peek")
+	expect.Equal(t, int64(1), d.Remaining, "one given back")
 	spend(t, lim, "k", 1)
 	d, err = lim.Allow(ctx, "k")
-	require.NoError(t, err)
-	assert.False(t, d.Allowed, "the refund gave back exactly one")
+	must.NoError(t, err)
+	expect.False(t, d.Allowed, "the refund gave back exactly one")
 }
 
 func refundSeveral(t *testing.T, newStore NewStore, alg core.Algorithm) {
@@ -50,20 +50,20 @@ func refundSeveral(t *testing.T, newStore NewStore, alg core.Algorithm) {
 	ctx := context.Background()
 	last := spend(t, lim, "k", 2)
 	d, err := lim.Allow(ctx, "k")
-	require.NoError(t, err)
-	require.False(t, d.Allowed, "the minute is spent")
+	must.NoError(t, err)
+	must.False(t, d.Allowed, "the minute is spent")
 	d, err = lim.Refund(ctx, "k", 1, last)
-	require.NoError(t, err)
-	assert.Equal(t, int64(1), d.Remaining, "the minute got one back")
+	must.NoError(t, err)
+	expect.Equal(t, int64(1), d.Remaining, "the minute got one back")
 	spend(t, lim, "k", 1)
 	d, err = lim.Allow(ctx, "k")
-	require.NoError(t, err)
-	require.False(t, d.Allowed)
+	must.NoError(t, err)
+	must.False(t, d.Allowed)
 	clk.Advance(2*time.Minute + time.Second)
 	d, err = lim.Peek(ctx, "k")
-	require.NoError(t, err)
-	assert.Equal(t, "hour", d.Limit.Name)
-	assert.Equal(t, int64(1), d.Remaining, "the hour got one back too: 3 - (3 spent - 1 refunded)")
+	must.NoError(t, err)
+	expect.Equal(t, "hour", d.Limit.Name)
+	expect.Equal(t, int64(1), d.Remaining, "the hour got one back too: 3 - (3 spent - 1 refunded)")
 }
 
 func refundClamped(t *testing.T, newStore NewStore, alg core.Algorithm) {
@@ -72,17 +72,17 @@ func refundClamped(t *testing.T, newStore NewStore, alg core.Algorithm) {
 	spend(t, lim, "k", 1)
 	second := spend(t, lim, "k", 1)
 	d, err := lim.Refund(ctx, "k", 5, second)
-	require.NoError(t, err)
-	assert.Equal(t, int64(2), d.Remaining, "clamped to the one the decision admitted")
+	must.NoError(t, err)
+	expect.Equal(t, int64(2), d.Remaining, "clamped to the one the decision admitted")
 	for range 2 {
 		d, err = lim.Refund(ctx, "k", 10, core.Decision{})
-		require.NoError(t, err)
-		assert.Equal(t, int64(3), d.Remaining, "clamped to a fresh key's quota")
+		must.NoError(t, err)
+		expect.Equal(t, int64(3), d.Remaining, "clamped to a fresh key's quota")
 	}
 	spend(t, lim, "k", 3)
 	d, err = lim.Allow(ctx, "k")
-	require.NoError(t, err)
-	assert.False(t, d.Allowed, "no quota was minted")
+	must.NoError(t, err)
+	expect.False(t, d.Allowed, "no quota was minted")
 }
 
 // refundClampedAtAHighRate is refundClamped at 1,000,000/s, a rate whose
@@ -100,17 +100,17 @@ func refundClampedAtAHighRate(t *testing.T, newStore NewStore, alg core.Algorith
 	ctx := context.Background()
 	first := spend(t, lim, "k", 1)
 	d, err := lim.Refund(ctx, "k", 5, first)
-	require.NoError(t, err)
-	assert.Equal(t, limit.Rate, d.Remaining, "clamped to the one the decision admitted")
+	must.NoError(t, err)
+	expect.Equal(t, limit.Rate, d.Remaining, "clamped to the one the decision admitted")
 	for range 2 {
 		d, err = lim.Refund(ctx, "k", 10, core.Decision{})
-		require.NoError(t, err)
-		assert.Equal(t, limit.Rate, d.Remaining, "clamped to a fresh key's quota")
+		must.NoError(t, err)
+		expect.Equal(t, limit.Rate, d.Remaining, "clamped to a fresh key's quota")
 	}
 	d, err = lim.Allow(ctx, "k")
-	require.NoError(t, err, "the state a clamped refund left is read back")
-	assert.True(t, d.Allowed)
-	assert.Equal(t, limit.Rate-1, d.Remaining, "no quota was minted")
+	must.NoError(t, err, "the state a clamped refund left is read back")
+	expect.True(t, d.Allowed)
+	expect.Equal(t, limit.Rate-1, d.Remaining, "no quota was minted")
 }
 
 func refundMovedOn(t *testing.T, newStore NewStore, alg core.Algorithm) {
@@ -120,11 +120,11 @@ func refundMovedOn(t *testing.T, newStore NewStore, alg core.Algorithm) {
 	clk.Advance(2*time.Minute + time.Second)
 	spend(t, lim, "k", 3)
 	d, err := lim.Refund(ctx, "k", 1, old)
-	require.NoError(t, err)
-	assert.Equal(t, int64(0), d.Remaining, "the admission's window or refill time is over: nothing to give back")
+	must.NoError(t, err)
+	expect.Equal(t, int64(0), d.Remaining, "the admission's window or refill time is over: nothing to give back")
 	d, err = lim.Allow(ctx, "k")
-	require.NoError(t, err)
-	assert.False(t, d.Allowed)
+	must.NoError(t, err)
+	expect.False(t, d.Allowed)
 }
 
 // refundConcurrent has goroutines spend and refund on one key at one instant:
@@ -142,7 +142,7 @@ func refundConcurrent(t *testing.T, newStore NewStore, alg core.Algorithm) {
 			defer wg.Done()
 			for i := range 20 {
 				d, err := lim.Allow(ctx, "hot")
-				if !assert.NoError(t, err) || !d.Allowed {
+				if !expect.NoError(t, err) || !d.Allowed {
 					continue
 				}
 				admitted.Add(1)
@@ -150,18 +150,18 @@ func refundConcurrent(t *testing.T, newStore NewStore, alg core.Algorithm) {
 					continue
 				}
 				r, err := lim.Refund(ctx, "hot", 1, d)
-				if assert.NoError(t, err) {
+				if expect.NoError(t, err) {
 					refunded.Add(1)
-					assert.LessOrEqual(t, r.Remaining, int64(capacity))
+					expect.LessOrEqual(t, r.Remaining, int64(capacity))
 				}
 			}
 		}()
 	}
 	wg.Wait()
 	kept := admitted.Load() - refunded.Load()
-	assert.Positive(t, refunded.Load())
-	assert.LessOrEqual(t, kept, int64(capacity))
-	assert.Equal(t, capacity-kept, peekRemaining(t, lim, "hot"), "admitted %d, refunded %d", admitted.Load(), refunded.Load())
+	expect.Positive(t, refunded.Load())
+	expect.LessOrEqual(t, kept, int64(capacity))
+	expect.Equal(t, capacity-kept, peekRemaining(t, lim, "hot"), "admitted %d, refunded %d", admitted.Load(), refunded.Load())
 }
 
 func refundBadInput(t *testing.T, newStore NewStore, alg core.Algorithm) {
@@ -169,8 +169,8 @@ func refundBadInput(t *testing.T, newStore NewStore, alg core.Algorithm) {
 	ctx := context.Background()
 	last := spend(t, lim, "k", 3)
 	denied, err := lim.Allow(ctx, "k")
-	require.NoError(t, err)
-	require.False(t, denied.Allowed)
+	must.NoError(t, err)
+	must.False(t, denied.Allowed)
 	cases := []struct {
 		name     string
 		n        int64
@@ -184,9 +184,9 @@ func refundBadInput(t *testing.T, newStore NewStore, alg core.Algorithm) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var err error
-			require.NotPanics(t, func() { _, err = lim.Refund(ctx, "k", c.n, c.admitted) })
-			require.ErrorIs(t, err, core.ErrInvalidCost)
-			assert.Equal(t, int64(0), peekRemaining(t, lim, "k"), "nothing given back")
+			must.NotPanics(t, func() { _, err = lim.Refund(ctx, "k", c.n, c.admitted) })
+			must.ErrorIs(t, err, core.ErrInvalidCost)
+			expect.Equal(t, int64(0), peekRemaining(t, lim, "k"), "nothing given back")
 		})
 	}
 }

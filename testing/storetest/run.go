@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 
 	"github.com/ratewarden/ratewarden/core"
 )
@@ -126,10 +126,10 @@ func RunScripted(t *testing.T, newStore NewStore) {
 				for n, s := range script(uint64(i)+uint64(alg)<<8, limits, 300) {
 					req := core.TakeRequest{Key: s.key, Namespace: ns, Algorithm: alg, Limits: limits, Cost: s.cost, Now: s.at, Admitted: s.admitted}
 					want, err := ref.Take(ctx, req)
-					require.NoError(t, err)
+					must.NoError(t, err)
 					got, err := st.Take(ctx, req)
-					require.NoError(t, err, "step %d", n)
-					require.Equal(t, want, got, "step %d: %s key %.8q cost %d at %s", n, alg, s.key, s.cost, s.at.Format(time.RFC3339Nano))
+					must.NoError(t, err, "step %d", n)
+					must.Equal(t, want, got, "step %d: %s key %.8q cost %d at %s", n, alg, s.key, s.cost, s.at.Format(time.RFC3339Nano))
 				}
 			})
 		}
@@ -161,7 +161,7 @@ func RunConcurrent(t *testing.T, newStore NewStore) {
 						defer wg.Done()
 						for range 5 {
 							d, err := st.Take(context.Background(), req)
-							if !assert.NoError(t, err) {
+							if !expect.NoError(t, err) {
 								return
 							}
 							if d.Allowed {
@@ -173,8 +173,8 @@ func RunConcurrent(t *testing.T, newStore NewStore) {
 					}()
 				}
 				wg.Wait()
-				assert.Equal(t, c.want, admitted.Load(), "admitted")
-				assert.Equal(t, 64*5-c.want, denied.Load(), "denied")
+				expect.Equal(t, c.want, admitted.Load(), "admitted")
+				expect.Equal(t, 64*5-c.want, denied.Load(), "denied")
 			})
 		}
 	}
@@ -187,11 +187,11 @@ func RunIsolation(t *testing.T, newStore NewStore) {
 	ctx := context.Background()
 	base := core.TakeRequest{Key: "k", Namespace: "iso", Algorithm: core.FixedWindow, Limits: []core.Limit{core.PerMinute(1)}, Cost: 1, Now: Start}
 	d, err := st.Take(ctx, base)
-	require.NoError(t, err)
-	require.True(t, d.Allowed)
+	must.NoError(t, err)
+	must.True(t, d.Allowed)
 	d, err = st.Take(ctx, base)
-	require.NoError(t, err)
-	require.False(t, d.Allowed, "the same request again is denied")
+	must.NoError(t, err)
+	must.False(t, d.Allowed, "the same request again is denied")
 
 	others := map[string]core.TakeRequest{}
 	r := base
@@ -208,14 +208,14 @@ func RunIsolation(t *testing.T, newStore NewStore) {
 	others["number of limits"] = r
 	for name, req := range others {
 		d, err := st.Take(ctx, req)
-		require.NoError(t, err, name)
-		assert.True(t, d.Allowed, "a different %s has its own state", name)
+		must.NoError(t, err, name)
+		expect.True(t, d.Allowed, "a different %s has its own state", name)
 	}
 	if rs, ok := st.(core.Resetter); ok {
-		require.NoError(t, rs.Reset(ctx, base))
+		must.NoError(t, rs.Reset(ctx, base))
 		d, err = st.Take(ctx, base)
-		require.NoError(t, err)
-		assert.True(t, d.Allowed, "after Reset the key starts fresh")
+		must.NoError(t, err)
+		expect.True(t, d.Allowed, "after Reset the key starts fresh")
 	}
 }
 
@@ -240,22 +240,22 @@ func RunBadInput(t *testing.T, newStore NewStore) {
 			mutate(&req)
 			var d core.Decision
 			var err error
-			require.NotPanics(t, func() { d, err = st.Take(ctx, req) })
-			require.Error(t, err)
-			assert.False(t, d.Allowed)
+			must.NotPanics(t, func() { d, err = st.Take(ctx, req) })
+			must.Error(t, err)
+			expect.False(t, d.Allowed)
 		})
 	}
 	t.Run("cost above capacity", func(t *testing.T) {
 		req := good
 		req.Cost = 2
 		d, err := st.Take(ctx, req)
-		require.NoError(t, err)
-		assert.False(t, d.Allowed)
-		assert.True(t, d.Exceeds)
-		assert.Positive(t, d.RetryAfter)
+		must.NoError(t, err)
+		expect.False(t, d.Allowed)
+		expect.True(t, d.Exceeds)
+		expect.Positive(t, d.RetryAfter)
 		req.Cost = 1
 		d, err = st.Take(ctx, req)
-		require.NoError(t, err)
-		assert.True(t, d.Allowed, "the oversized request spent nothing")
+		must.NoError(t, err)
+		expect.True(t, d.Allowed, "the oversized request spent nothing")
 	})
 }

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 
 	"github.com/ratewarden/ratewarden/core"
 )
@@ -52,10 +52,10 @@ func (p *stepPair) take(cost int64, at time.Time, admitted time.Time) core.Decis
 	req := p.req
 	req.Cost, req.Now, req.Admitted = cost, at, admitted
 	want, err := p.ref.Take(context.Background(), req)
-	require.NoError(p.t, err)
+	must.NoError(p.t, err)
 	got, err := p.st.Take(context.Background(), req)
-	require.NoError(p.t, err)
-	require.Equal(p.t, want, got, "cost %d at %s", cost, at.Format(time.RFC3339Nano))
+	must.NoError(p.t, err)
+	must.Equal(p.t, want, got, "cost %d at %s", cost, at.Format(time.RFC3339Nano))
 	return got
 }
 
@@ -64,32 +64,32 @@ func stepBack(t *testing.T, st core.Store, alg core.Algorithm, limits []core.Lim
 		Key: "stepped", Namespace: "clock-steps-back", Algorithm: alg, Limits: limits,
 	}}
 	for range 10 {
-		require.True(t, p.take(1, Start, time.Time{}).Allowed)
+		must.True(t, p.take(1, Start, time.Time{}).Allowed)
 	}
 	at := Start.Add(-back)
 	peek := p.take(0, at, time.Time{})
-	assert.True(t, peek.Allowed, "a peek is allowed")
-	assert.Zero(t, peek.Remaining, "no quota minted at the step")
+	expect.True(t, peek.Allowed, "a peek is allowed")
+	expect.Zero(t, peek.Remaining, "no quota minted at the step")
 	d := p.take(1, at, time.Time{})
-	require.False(t, d.Allowed, "no quota minted at the step")
-	assert.LessOrEqual(t, d.RetryAfter, 2*time.Second, "recovers at its normal pace, not after the step")
+	must.False(t, d.Allowed, "no quota minted at the step")
+	expect.LessOrEqual(t, d.RetryAfter, 2*time.Second, "recovers at its normal pace, not after the step")
 	if alg.OneWord() && len(limits) == 1 {
-		assert.Equal(t, 100*time.Millisecond, d.RetryAfter, "an empty meter at the new now")
+		expect.Equal(t, 100*time.Millisecond, d.RetryAfter, "an empty meter at the new now")
 	}
 	if alg.OneWord() {
-		assert.LessOrEqual(t, d.RetryAfter, limits[len(limits)-1].EmissionInterval(), "empty meters at the new now")
+		expect.LessOrEqual(t, d.RetryAfter, limits[len(limits)-1].EmissionInterval(), "empty meters at the new now")
 	}
 	at = at.Add(d.RetryAfter)
 	d = p.take(1, at, time.Time{})
-	assert.True(t, d.Allowed, "admitted once Retry-After has passed")
+	expect.True(t, d.Allowed, "admitted once Retry-After has passed")
 	// A refund of three of the drained requests, admitted at Start, now in
 	// the future: no key ever holds more than a fresh one, and a meter no
 	// more than it gave back.
 	r := p.take(-3, at, Start)
-	assert.LessOrEqual(t, r.Remaining, core.Algorithm.Capacity(alg, limits[0]), "a refund never mints")
+	expect.LessOrEqual(t, r.Remaining, core.Algorithm.Capacity(alg, limits[0]), "a refund never mints")
 	if alg.OneWord() {
-		assert.LessOrEqual(t, r.Remaining, int64(3), "a refund never mints")
+		expect.LessOrEqual(t, r.Remaining, int64(3), "a refund never mints")
 		d = p.take(4, at, time.Time{})
-		assert.False(t, d.Allowed, "no more than the refund gave back")
+		expect.False(t, d.Allowed, "no more than the refund gave back")
 	}
 }
