@@ -89,12 +89,13 @@
 //
 // # Several policies
 //
-// A [Group] applies the policies a [Selector] picks per request (routes,
-// methods, hosts), each with its own counters: the request goes on only when
-// all admit it, and one denied by a policy spends nothing under the others.
-// Package rules builds groups from a rules document and swaps them without a
-// restart. The adapters' Middleware functions take any [Handler]: a Policy,
-// a Group, or a rule set.
+// A [Group] applies several policies to each request, each with its own
+// counters: the request goes on only when all admit it, and one denied by a
+// policy spends nothing under the others. [HandleAll] runs policies chosen
+// per request the same way: package rules selects them from a rules document
+// (routes, methods, hosts) and swaps the document without a restart. The
+// adapters' Middleware functions take any [Handler]: a Policy, a Group, or a
+// rule set.
 //
 // # Cost
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,78 +19,79 @@ type Handler interface {
 	Handle(ctx context.Context, r keyfuncs.Request, w ResponseWriter) (Pass, bool)
 }
 
-// Selector picks which of a Group's policies apply to a request.
-type Selector interface {
-	// Select appends to dst the indexes, into the Group's policies, of those
-	// that apply to r, each at most once, in the order they decide, and
-	// returns the extended slice. It keeps neither r nor dst. An index out of
-	// range is ignored.
-	Select(r keyfuncs.Request, dst []int) []int
-}
-
-// Group applies several policies to each request: those its Selector picks
-// (routes, methods, hosts: package rules builds groups from a rules
-// document). Each policy keeps its own counters, key, tiers and behaviour;
-// the request goes on only when every policy that decides it admits it.
-//
-// The policies decide in the Selector's order. When one answers the request
-// (a denial, a key error, a failed store under WithFailClosed), the policies
-// before it give back what they spent (a refund, reported as
-// OutcomeRefunded) and those after it are not asked: a request denied by one
-// policy spends nothing under the others. A dry-run policy never answers.
-//
-// Headers: RateLimit-Policy lists the limits of every policy that applied, in
-// order; on an allowed request RateLimit lists each decided policy's state
-// and X-RateLimit-* describe the most restrictive one (the least remaining);
-// on a denial they describe the policy that denied. With one policy
-// applying, a request is handled exactly as by that Policy alone; with none,
-// it goes on with no headers. A Group is safe for concurrent use.
+// Group applies several policies to every request. Each policy keeps its
+// own counters, key, tiers and behaviour; the request goes on only when every
+// policy that decides it admits it, as HandleAll describes. A Group is
+// HandleAll over a fixed list; package rules picks the policies of each
+// request from a rules document and calls HandleAll with them. A Group is
+// safe for concurrent use.
 type Group struct {
 	policies []*Policy
-	sel      Selector
 }
 
-// maxStackPolicies is the number of applying policies a Group keeps on the
+// maxStackPolicies is the number of applying policies HandleAll keeps on the
 // stack; more cost an allocation.
 const maxStackPolicies = 16
 
-// NewGroup returns a Group of policies picked per request by sel. It returns
-// an error wrapping core.ErrInvalidOption for a nil selector, no policy, or a
-// nil one.
-func NewGroup(sel Selector, policies ...*Policy) (*Group, error) {
-	if sel == nil {
-		return nil, nilOption("selector")
+// NewGroup returns the Group of policies, which decide in the order given.
+// It returns an error wrapping core.ErrInvalidOption for no policy or a nil
+// one.
+func NewGroup(policies ...*Policy) (*Group, error) {
+	if len(policies) == 0 {
+		return nil, fmt.Errorf("%w: a group of no policy", core.ErrInvalidOption)
 	}
 	for i, p := range policies {
 		if p == nil {
 			return nil, fmt.Errorf("%w: policy %d is nil", core.ErrInvalidOption, i)
 		}
 	}
-	return &Group{policies: append([]*Policy(nil), policies...), sel: sel}, nil
+	return &Group{policies: append([]*Policy(nil), policies...)}, nil
 }
 
-// Policies returns the group's policies, in the order the Selector indexes.
+// Policies returns the group's policies, in the order they decide.
 func (g *Group) Policies() []*Policy { return append([]*Policy(nil), g.policies...) }
 
-// Handle runs every policy that applies to r, as the Group doc says, and
-// returns what Policy.Handle returns.
+// Handle runs every policy of the group on r, as HandleAll does, and returns
+// what Policy.Handle returns.
 func (g *Group) Handle(ctx context.Context, r keyfuncs.Request, w ResponseWriter) (Pass, bool) {
-	var buf [maxStackPolicies]int
-	idx := g.sel.Select(r, buf[:0])
-	n := 0
-	for _, i := range idx {
-		if i >= 0 && i < len(g.policies) {
-			idx[n] = i
-			n++
+	return HandleAll(ctx, r, w, g.policies)
+}
+
+// HandleAll runs policies on one request, together, and returns what
+// Policy.Handle returns: the rules of a Group, for a caller that picks the
+// policies of each request (package rules). A nil entry is skipped; HandleAll
+// keeps neither policies nor r.
+//
+// The policies decide in order. When one answers the request (a denial, a
+// key error, a failed store under WithFailClosed), the policies before it
+// give back what they spent (a refund, reported as OutcomeRefunded) and those
+// after it are not asked: a request denied by one policy spends nothing under
+// the others. A dry-run policy never answers.
+//
+// Headers: RateLimit-Policy lists the limits of every policy that applied, in
+// order; on an allowed request RateLimit lists each decided policy's state
+// and X-RateLimit-* describe the most restrictive one (the least remaining);
+// on a denial they describe the policy that denied. With one policy, a
+// request is handled exactly as by that Policy alone; with none, it goes on
+// with no headers.
+func HandleAll(ctx context.Context, r keyfuncs.Request, w ResponseWriter, policies []*Policy) (Pass, bool) {
+	if slices.Contains(policies, nil) {
+		var buf [maxStackPolicies]*Policy
+		kept := buf[:0]
+		for _, p := range policies {
+			if p != nil {
+				kept = append(kept, p)
+			}
 		}
+		policies = kept
 	}
-	switch idx = idx[:n]; n {
+	switch len(policies) {
 	case 0:
 		return Pass{ctx: ctx}, true
 	case 1:
-		return g.policies[idx[0]].Handle(ctx, r, w)
+		return policies[0].Handle(ctx, r, w)
 	}
-	return g.handleMany(ctx, r, w, idx)
+	return handleMany(ctx, r, w, policies)
 }
 
 // member is one policy's part in a group decision.
@@ -110,20 +112,19 @@ func (m *member) current() *outcome {
 }
 
 // handleMany decides r under several policies, in order, until one answers.
-func (g *Group) handleMany(ctx context.Context, r keyfuncs.Request, w ResponseWriter, idx []int) (Pass, bool) {
+func handleMany(ctx context.Context, r keyfuncs.Request, w ResponseWriter, policies []*Policy) (Pass, bool) {
 	var arrival time.Time
 	if a, ok := r.(Arrival); ok {
 		arrival = a.ArrivedAt()
 	}
 	var stack [maxStackPolicies]member
 	ms := stack[:0]
-	for n, i := range idx {
-		p := g.policies[i]
+	for n, p := range policies {
 		o, sp := p.decide(ctx, r, arrival)
 		if o.action == actionRespond {
 			answer := o
 			if o.decided {
-				answer = withLists(o, g.policyField(r, ms, o, idx[n+1:]), "")
+				answer = withLists(o, policyField(r, ms, o, policies[n+1:]), "")
 			}
 			rollback(ctx, ms)
 			p.respond(answer, r, w)
@@ -134,7 +135,7 @@ func (g *Group) handleMany(ctx context.Context, r keyfuncs.Request, w ResponseWr
 		}
 		ms = append(ms, member{p: p, o: o, sp: sp})
 	}
-	return g.pass(ctx, r, w, ms)
+	return passGroup(ctx, r, w, ms)
 }
 
 // rollback gives back what the admitted members spent, since a later policy
@@ -151,7 +152,7 @@ func rollback(ctx context.Context, ms []member) {
 // policyField is a denial's RateLimit-Policy: the limits of the members that
 // decided, of the denying outcome's tier, and of the tiers the policies after
 // it would have used.
-func (g *Group) policyField(r keyfuncs.Request, ms []member, denied *outcome, later []int) string {
+func policyField(r keyfuncs.Request, ms []member, denied *outcome, later []*Policy) string {
 	var b strings.Builder
 	for _, m := range ms {
 		if m.o.decided {
@@ -159,8 +160,7 @@ func (g *Group) policyField(r keyfuncs.Request, ms []member, denied *outcome, la
 		}
 	}
 	appendItem(&b, denied.t.policyVals[0])
-	for _, i := range later {
-		p := g.policies[i]
+	for _, p := range later {
 		t := &p.def
 		if p.pick != nil {
 			t = p.tierFor(r)
@@ -178,10 +178,10 @@ func appendItem(b *strings.Builder, item string) {
 	b.WriteString(item)
 }
 
-// pass completes a request every member let through: the governing member's
+// passGroup completes a request every member let through: the governing member's
 // headers with the group's IETF lists, the longest hold, and a Pass that
 // refunds each member's cost under its own WithRefund.
-func (g *Group) pass(ctx context.Context, r keyfuncs.Request, w ResponseWriter, ms []member) (Pass, bool) {
+func passGroup(ctx context.Context, r keyfuncs.Request, w ResponseWriter, ms []member) (Pass, bool) {
 	gov := writeGroupHeaders(ms, w)
 	hold := -1
 	for i, m := range ms {
@@ -195,7 +195,7 @@ func (g *Group) pass(ctx context.Context, r keyfuncs.Request, w ResponseWriter, 
 		}
 		return Pass{ctx: ctx}, false
 	}
-	return g.finishPass(ctx, ms, gov)
+	return finishPass(ctx, ms, gov)
 }
 
 // writeGroupHeaders sets on w the headers of a request every member let
@@ -226,7 +226,7 @@ func writeGroupHeaders(ms []member, w ResponseWriter) int {
 // releases the outcomes nothing holds on to. When a member refunds, the Pass
 // holds every member until Finish: the refunding ones to give their cost
 // back, the others to tell their state in the headers a refund rewrites.
-func (g *Group) finishPass(ctx context.Context, ms []member, gov int) (Pass, bool) {
+func finishPass(ctx context.Context, ms []member, gov int) (Pass, bool) {
 	pass := Pass{ctx: ctx}
 	refunds := false
 	for i, m := range ms {

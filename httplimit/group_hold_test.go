@@ -33,7 +33,7 @@ func leakyGroup(t *testing.T) *Group {
 		require.NoError(t, err)
 		ps = append(ps, p)
 	}
-	g, err := NewGroup(pickAll{idx: []int{0, 1}}, ps...)
+	g, err := NewGroup(ps...)
 	require.NoError(t, err)
 	return g
 }

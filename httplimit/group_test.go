@@ -14,11 +14,6 @@ import (
 	"github.com/ratewarden/ratewarden/store/memory"
 )
 
-// pickAll is a Selector that applies the same policies to every request.
-type pickAll struct{ idx []int }
-
-func (s pickAll) Select(_ keyfuncs.Request, dst []int) []int { return append(dst, s.idx...) }
-
 // groupOf returns policies on one memory store and clock, named and limited
 // as given (per minute), keyed by the peer address.
 func groupOf(t *testing.T, limits map[string]int64, order []string, opts map[string][]Option) ([]*Policy, *core.ManualClock) {
@@ -55,9 +50,9 @@ func remaining(t *testing.T, p *Policy, key string) int64 {
 
 func TestNewGroupRefusesBadInput(t *testing.T) {
 	ps, _ := groupOf(t, map[string]int64{"a": 1}, []string{"a"}, nil)
-	_, err := NewGroup(nil, ps...)
+	_, err := NewGroup()
 	assert.ErrorIs(t, err, core.ErrInvalidOption)
-	_, err = NewGroup(pickAll{}, ps[0], nil)
+	_, err = NewGroup(ps[0], nil)
 	assert.ErrorIs(t, err, core.ErrInvalidOption)
 	assert.ErrorIs(t, CheckHandler(nil), core.ErrInvalidOption)
 	assert.ErrorIs(t, CheckHandler((*Policy)(nil)), core.ErrInvalidOption)
@@ -66,18 +61,16 @@ func TestNewGroupRefusesBadInput(t *testing.T) {
 }
 
 // No policy: the request goes on bare. One: exactly what the policy alone
-// does. Out-of-range indexes from a buggy selector are ignored.
+// does. Nil entries from a careless caller are skipped.
 func TestGroupWithNoneOrOnePolicy(t *testing.T) {
 	ps, _ := groupOf(t, map[string]int64{"a": 5}, []string{"a"}, nil)
-	none, err := NewGroup(pickAll{idx: []int{-1, 7}}, ps...)
-	require.NoError(t, err)
-	w, _, next := serveGroup(none, fakereq.New("192.0.2.1:1"))
+	w := httptest.NewRecorder()
+	_, next := HandleAll(context.Background(), fakereq.New("192.0.2.1:1"), w, []*Policy{nil, nil})
 	assert.True(t, next)
 	assert.Empty(t, w.Header())
 
-	one, err := NewGroup(pickAll{idx: []int{0, 9}}, ps...)
-	require.NoError(t, err)
-	w, _, next = serveGroup(one, fakereq.New("192.0.2.1:1"))
+	w = httptest.NewRecorder()
+	_, next = HandleAll(context.Background(), fakereq.New("192.0.2.1:1"), w, []*Policy{nil, ps[0], nil})
 	assert.True(t, next)
 	assert.Equal(t, `"a";q=5;w=60`, w.Header().Get(HeaderRateLimitPolicy))
 	assert.Equal(t, `"a";r=4;t=12`, w.Header().Get(HeaderRateLimit))
@@ -86,7 +79,7 @@ func TestGroupWithNoneOrOnePolicy(t *testing.T) {
 // Every policy decides; the lists name them all, X-RateLimit the tightest.
 func TestGroupAllowedListsEveryPolicy(t *testing.T) {
 	ps, _ := groupOf(t, map[string]int64{"wide": 100, "tight": 3}, []string{"wide", "tight"}, nil)
-	g, err := NewGroup(pickAll{idx: []int{0, 1}}, ps...)
+	g, err := NewGroup(ps...)
 	require.NoError(t, err)
 	w, _, next := serveGroup(g, fakereq.New("192.0.2.1:1"))
 	require.True(t, next)
@@ -103,7 +96,7 @@ func TestGroupDenialSpendsNothingElsewhere(t *testing.T) {
 	rec := &recorder{}
 	obs := map[string][]Option{"first": {WithObserver(rec)}}
 	ps, _ := groupOf(t, map[string]int64{"first": 10, "deny": 1, "last": 10}, []string{"first", "deny", "last"}, obs)
-	g, err := NewGroup(pickAll{idx: []int{0, 1, 2}}, ps...)
+	g, err := NewGroup(ps...)
 	require.NoError(t, err)
 	_, _, next := serveGroup(g, fakereq.New("192.0.2.1:1"))
 	require.True(t, next)
@@ -129,7 +122,7 @@ func TestGroupKeyErrorRollsBack(t *testing.T) {
 		return r.Header("X-Key"), nil
 	})
 	ps, _ := groupOf(t, map[string]int64{"ip": 10, "apikey": 10}, []string{"ip", "apikey"}, map[string][]Option{"apikey": {noKey}})
-	g, err := NewGroup(pickAll{idx: []int{0, 1}}, ps...)
+	g, err := NewGroup(ps...)
 	require.NoError(t, err)
 	w, _, next := serveGroup(g, fakereq.New("192.0.2.1:1"))
 	assert.False(t, next)
@@ -141,7 +134,7 @@ func TestGroupKeyErrorRollsBack(t *testing.T) {
 // A dry-run policy's denial lets the request go on, and shows in the fields.
 func TestGroupDryRunMemberNeverDenies(t *testing.T) {
 	ps, _ := groupOf(t, map[string]int64{"real": 10, "trial": 1}, []string{"real", "trial"}, map[string][]Option{"trial": {WithDryRun()}})
-	g, err := NewGroup(pickAll{idx: []int{0, 1}}, ps...)
+	g, err := NewGroup(ps...)
 	require.NoError(t, err)
 	for range 2 {
 		_, _, next := serveGroup(g, fakereq.New("192.0.2.1:1"))
@@ -159,7 +152,7 @@ func TestGroupDryRunMemberNeverDenies(t *testing.T) {
 func TestGroupRefundsAfterTheHandler(t *testing.T) {
 	failuresOnly := WithRefund(func(status int) bool { return status < 400 })
 	ps, _ := groupOf(t, map[string]int64{"login": 5, "all": 5}, []string{"login", "all"}, map[string][]Option{"login": {failuresOnly}})
-	g, err := NewGroup(pickAll{idx: []int{0, 1}}, ps...)
+	g, err := NewGroup(ps...)
 	require.NoError(t, err)
 	_, pass, next := serveGroup(g, fakereq.New("192.0.2.1:1"))
 	require.True(t, next)
@@ -192,7 +185,7 @@ func (h *headerSetter) Write(b []byte) (int, error) { return len(b), nil }
 // A HeaderSetter gets the group's lists too.
 func TestGroupListsThroughAHeaderSetter(t *testing.T) {
 	ps, _ := groupOf(t, map[string]int64{"a": 2, "b": 1}, []string{"a", "b"}, nil)
-	g, err := NewGroup(pickAll{idx: []int{0, 1}}, ps...)
+	g, err := NewGroup(ps...)
 	require.NoError(t, err)
 	w := &headerSetter{}
 	_, next := g.Handle(context.Background(), fakereq.New("192.0.2.1:1"), w)

@@ -152,7 +152,7 @@ func TestSettleWithoutRefund(t *testing.T) {
 func TestSettleGroup(t *testing.T) {
 	failuresOnly := WithRefund(successful)
 	ps, _ := groupOf(t, map[string]int64{"login": 2, "all": 3}, []string{"login", "all"}, map[string][]Option{"login": {failuresOnly}})
-	g, err := NewGroup(pickAll{idx: []int{0, 1}}, ps...)
+	g, err := NewGroup(ps...)
 	require.NoError(t, err)
 	w, pass, next := serveGroup(g, fakereq.New("192.0.2.1:1"))
 	require.True(t, next)

@@ -14,8 +14,9 @@ import (
 // atomically on a reload.
 type compiled struct {
 	doc      *Document
-	group    *httplimit.Group
-	policies map[string]*entry // the limiting policies, by name
+	sel      *selector           // which of doc's policies apply to a request
+	limiting []*httplimit.Policy // by index in doc.Policies; nil for an unlimited one
+	policies map[string]*entry   // the limiting policies, by name
 }
 
 // entry is one limiting policy of a compiled document, with the limiters an
@@ -28,7 +29,7 @@ type entry struct {
 }
 
 // compile builds doc's policies on st. Unlimited policies decide nothing: the
-// selector drops them once it applied their replaces. A policy written exactly
+// Set drops them once the selector applied their replaces. A policy written exactly
 // as in prev (the rules in force, or nil), but for its position, keeps the
 // policy prev compiled: a reload compiles only what changed.
 func (c *config) compile(st core.Store, doc *Document, prev *compiled) (*compiled, error) {
@@ -36,13 +37,11 @@ func (c *config) compile(st core.Store, doc *Document, prev *compiled) (*compile
 	if err != nil {
 		return nil, err
 	}
-	out := &compiled{doc: doc, policies: make(map[string]*entry, len(doc.Policies))}
-	toGroup := make([]int, len(doc.Policies))
-	var limiting []*httplimit.Policy
+	out := &compiled{doc: doc, sel: sel, limiting: make([]*httplimit.Policy, len(doc.Policies)),
+		policies: make(map[string]*entry, len(doc.Policies))}
 	for i := range doc.Policies {
 		p := &doc.Policies[i]
 		if p.Unlimited {
-			toGroup[i] = -1
 			continue
 		}
 		e := prev.unchanged(p)
@@ -52,13 +51,8 @@ func (c *config) compile(st core.Store, doc *Document, prev *compiled) (*compile
 				return nil, fmt.Errorf("policy %q: %w", p.Name, err)
 			}
 		}
-		toGroup[i] = len(limiting)
-		limiting = append(limiting, e.policy)
+		out.limiting[i] = e.policy
 		out.policies[p.Name] = e
-	}
-	out.group, err = httplimit.NewGroup(groupSelector{sel: sel, toGroup: toGroup}, limiting...)
-	if err != nil {
-		return nil, err
 	}
 	return out, nil
 }
@@ -90,26 +84,6 @@ func withoutPos(overrides []Override) []Override {
 	for i, o := range overrides {
 		o.Pos = Pos{}
 		out[i] = o
-	}
-	return out
-}
-
-// groupSelector turns the selector's document indexes into the group's,
-// leaving out the unlimited policies.
-type groupSelector struct {
-	sel     *selector
-	toGroup []int // -1 for an unlimited policy
-}
-
-// Select appends the group indexes of the limiting policies that apply to r.
-func (g groupSelector) Select(r keyfuncs.Request, dst []int) []int {
-	n := len(dst)
-	dst = g.sel.Select(r, dst)
-	out := dst[:n]
-	for _, i := range dst[n:] {
-		if j := g.toGroup[i]; j >= 0 {
-			out = append(out, j)
-		}
 	}
 	return out
 }

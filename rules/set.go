@@ -67,11 +67,26 @@ func New(store core.Store, doc *Document, opts ...Option) (*Set, error) {
 }
 
 // Handle runs the rules on one request, as httplimit.Policy.Handle does for
-// one policy: every policy that applies decides, and the request goes on only
+// one policy: the rules in force select the policies that apply (as a
+// Matcher does), and httplimit.HandleAll runs their compiled policies, the
+// unlimited ones left out: every one decides, and the request goes on only
 // when all admit it. The adapters' Middleware functions take a Set.
 func (s *Set) Handle(ctx context.Context, r keyfuncs.Request, w httplimit.ResponseWriter) (httplimit.Pass, bool) {
-	return s.cur.Load().group.Handle(ctx, r, w)
+	c := s.cur.Load()
+	var idx [maxStackPolicies]int
+	var buf [maxStackPolicies]*httplimit.Policy
+	chosen := buf[:0]
+	for _, i := range c.sel.Select(r, idx[:0]) {
+		if p := c.limiting[i]; p != nil {
+			chosen = append(chosen, p)
+		}
+	}
+	return httplimit.HandleAll(ctx, r, w, chosen)
 }
+
+// maxStackPolicies is the number of applying policies Handle keeps on the
+// stack; more cost an allocation.
+const maxStackPolicies = 16
 
 // Load parses raw (YAML or JSON), validates and compiles it, and swaps it in:
 // see Set. On any error (a *Problems wrapping ErrInvalidRules for a document
