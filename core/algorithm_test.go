@@ -4,10 +4,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 // step is one request of a scripted timeline and the decision it must get
@@ -33,10 +32,10 @@ func runTimeline(t *testing.T, alg core.Algorithm, l core.Limit, s *core.State, 
 	for i, st := range steps {
 		before := clone(*s)
 		d, err := applyMicros(alg, s, l, st.cost, st.at)
-		require.NoError(t, err)
+		must.NoError(t, err)
 		want := st.want
 		want.Limit = l
-		require.Equal(t, want, d, "step %d at %s", i, time.Duration(st.at-epochUS)*time.Microsecond)
+		must.Equal(t, want, d, "step %d at %s", i, time.Duration(st.at-epochUS)*time.Microsecond)
 		checkDecision(t, alg, before, clone(*s), l, st.cost, st.at, d)
 	}
 }
@@ -59,13 +58,13 @@ func TestSlidingWindowSeed003(t *testing.T) {
 		{at, 1, deny(0, 102*time.Second, 6*time.Second)},
 		{start + us(24*time.Second), 1, allow(0, 96*time.Second)},
 	})
-	assert.Equal(t, core.State{T: start, N: 4, P: 5}, s)
+	expect.Equal(t, core.State{T: start, N: 4, P: 5}, s)
 
 	// Reading the seed's 3 as already admitted, the new request makes 7.5.
 	s = core.State{T: start, N: 3, P: 5}
 	d, err := applyMicros(core.SlidingWindow, &s, l, 1, at)
-	require.NoError(t, err)
-	assert.False(t, d.Allowed)
+	must.NoError(t, err)
+	expect.False(t, d.Allowed)
 }
 
 // Seed 001 (with its arithmetic fixed, as the seeds' README says): 10 per
@@ -81,7 +80,7 @@ func TestSlidingWindowSeed001(t *testing.T) {
 		{at, 1, deny(0, 105*time.Second, 11_666_667*time.Microsecond)},
 		{at + 11_666_667, 1, allow(0, 105*time.Second-11_666_667*time.Microsecond)},
 	})
-	assert.Equal(t, core.State{T: start, N: 5, P: 9}, s)
+	expect.Equal(t, core.State{T: start, N: 5, P: 9}, s)
 }
 
 // Seed 003's figure 4-6: a bucket of 4 refilled with 4 tokens per minute. The
@@ -126,7 +125,7 @@ func TestSlidingLogSeed003(t *testing.T) {
 		{hms(1, 1, 40), 1, allow(0, 60*time.Second)},
 		{hms(1, 1, 41), 1, deny(0, 59*time.Second, 59*time.Second)},
 	})
-	assert.Equal(t, int64(2), s.N)
+	expect.Equal(t, int64(2), s.N)
 }
 
 // A fixed window of 5 per minute lets 10 through in one second across a
@@ -144,7 +143,7 @@ func TestFixedWindowBoundary(t *testing.T) {
 	}
 	steps = append(steps, step{hms(2, 1, 0), 1, deny(0, time.Minute, time.Minute)})
 	runTimeline(t, core.FixedWindow, l, &s, steps)
-	assert.Equal(t, core.State{T: hms(2, 1, 0), N: 5}, s)
+	expect.Equal(t, core.State{T: hms(2, 1, 0), N: 5}, s)
 }
 
 // The leaky bucket's queue: admitted requests leave one emission interval
@@ -186,7 +185,7 @@ func TestSlidingLogCost(t *testing.T) {
 		{hms(0, 1, 10), 2, allow(0, time.Minute)},
 		{hms(0, 1, 10), 0, allow(0, time.Minute)},
 	})
-	assert.Equal(t, []int64{hms(0, 0, 20), hms(0, 1, 10), hms(0, 1, 10)}, liveLog(s))
+	expect.Equal(t, []int64{hms(0, 0, 20), hms(0, 1, 10), hms(0, 1, 10)}, liveLog(s))
 	// Once 0:00:20 has left, a peek and a denial see it gone but leave the
 	// State as it was (runTimeline compares it); the next admission drops it.
 	runTimeline(t, core.SlidingLog, l, &s, []step{
@@ -194,9 +193,9 @@ func TestSlidingLogCost(t *testing.T) {
 		{hms(0, 1, 25), 2, deny(1, 45*time.Second, 45*time.Second)},
 		{hms(0, 1, 25), 4, core.Decision{Exceeds: true, Remaining: 1, ResetAfter: 45 * time.Second, RetryAfter: time.Minute}},
 	})
-	assert.Equal(t, int64(3), s.N)
+	expect.Equal(t, int64(3), s.N)
 	runTimeline(t, core.SlidingLog, l, &s, []step{{hms(0, 1, 25), 1, allow(0, time.Minute)}})
-	assert.Equal(t, []int64{hms(0, 1, 10), hms(0, 1, 10), hms(0, 1, 25)}, liveLog(s))
+	expect.Equal(t, []int64{hms(0, 1, 10), hms(0, 1, 10), hms(0, 1, 25)}, liveLog(s))
 }
 
 // liveLog lists a sliding log's entries, oldest first.

@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/store/memory"
 )
 
@@ -33,7 +32,7 @@ type switchStore struct {
 func newSwitchStore(t *testing.T, clk core.Clock) *switchStore {
 	t.Helper()
 	st, err := memory.New(memory.WithClock(clk))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close() })
 	return &switchStore{next: st, fail: errDown, hold: make(chan struct{})}
 }
@@ -59,7 +58,7 @@ func breakerLimiter(t *testing.T, st core.Store, clk core.Clock, opts ...core.Op
 	b.Rand = half
 	opts = append([]core.Option{core.WithClock(clk), core.WithBreaker(b)}, opts...)
 	lim, err := core.NewLimiter(st, core.GCRA, core.PerMinute(100), opts...)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	return lim
 }
 
@@ -68,7 +67,7 @@ func failN(t *testing.T, lim *core.Limiter, n int) {
 	t.Helper()
 	for i := range n {
 		_, err := lim.Allow(context.Background(), "k")
-		require.ErrorIs(t, err, errDown, "call %d", i)
+		must.ErrorIs(t, err, errDown, "call %d", i)
 	}
 }
 
@@ -79,54 +78,54 @@ func TestBreakerOpensAndStopsAskingTheStore(t *testing.T) {
 	st.down.Store(true)
 
 	failN(t, lim, 4)
-	assert.Equal(t, core.BreakerClosed, lim.BreakerState(), "four failures in a row leave it closed")
+	expect.Equal(t, core.BreakerClosed, lim.BreakerState(), "four failures in a row leave it closed")
 	failN(t, lim, 1)
-	assert.Equal(t, core.BreakerOpen, lim.BreakerState())
-	require.Equal(t, int64(5), st.calls.Load())
+	expect.Equal(t, core.BreakerOpen, lim.BreakerState())
+	must.Equal(t, int64(5), st.calls.Load())
 
 	// Open for 900 ms (1 s less 0.2 x 0.5 jitter): the store is not called.
 	for i := range 100 {
 		d, err := lim.Allow(context.Background(), "k")
-		require.ErrorIs(t, err, core.ErrBreakerOpen)
-		assert.Equal(t, 900*time.Millisecond-time.Duration(i)*time.Millisecond, d.RetryAfter)
-		assert.False(t, d.Allowed)
+		must.ErrorIs(t, err, core.ErrBreakerOpen)
+		expect.Equal(t, 900*time.Millisecond-time.Duration(i)*time.Millisecond, d.RetryAfter)
+		expect.False(t, d.Allowed)
 		clk.Advance(time.Millisecond)
 	}
 	_, err := lim.Peek(context.Background(), "k")
-	require.ErrorIs(t, err, core.ErrBreakerOpen)
+	must.ErrorIs(t, err, core.ErrBreakerOpen)
 	_, err = lim.Refund(context.Background(), "k", 1, core.Decision{})
-	require.ErrorIs(t, err, core.ErrBreakerOpen)
+	must.ErrorIs(t, err, core.ErrBreakerOpen)
 	clk.Advance(799 * time.Millisecond)
 	_, err = lim.Allow(context.Background(), "k")
-	require.ErrorIs(t, err, core.ErrBreakerOpen)
-	assert.Equal(t, int64(5), st.calls.Load(), "the open interval asked the store nothing")
+	must.ErrorIs(t, err, core.ErrBreakerOpen)
+	expect.Equal(t, int64(5), st.calls.Load(), "the open interval asked the store nothing")
 
 	// The interval ends: one probe fails, and the next interval is twice as long.
 	clk.Advance(time.Millisecond)
 	_, err = lim.Allow(context.Background(), "k")
-	require.ErrorIs(t, err, errDown)
-	assert.Equal(t, int64(6), st.calls.Load())
+	must.ErrorIs(t, err, errDown)
+	expect.Equal(t, int64(6), st.calls.Load())
 	d, err := lim.Allow(context.Background(), "k")
-	require.ErrorIs(t, err, core.ErrBreakerOpen)
-	assert.Equal(t, 1800*time.Millisecond, d.RetryAfter)
+	must.ErrorIs(t, err, core.ErrBreakerOpen)
+	expect.Equal(t, 1800*time.Millisecond, d.RetryAfter)
 
 	// The store recovers; the next probe closes the breaker, and every call
 	// asks the store again, exactly.
 	st.down.Store(false)
 	clk.Advance(1800 * time.Millisecond)
 	d, err = lim.Allow(context.Background(), "k")
-	require.NoError(t, err)
-	assert.True(t, d.Allowed)
-	assert.Equal(t, core.BreakerClosed, lim.BreakerState())
+	must.NoError(t, err)
+	expect.True(t, d.Allowed)
+	expect.Equal(t, core.BreakerClosed, lim.BreakerState())
 	for i := range 99 {
 		d, err = lim.Allow(context.Background(), "k")
-		require.NoError(t, err)
-		assert.Equal(t, int64(98-i), d.Remaining)
+		must.NoError(t, err)
+		expect.Equal(t, int64(98-i), d.Remaining)
 	}
 	d, err = lim.Allow(context.Background(), "k")
-	require.NoError(t, err)
-	assert.False(t, d.Allowed, "the 101st in the minute is denied: exact again")
-	assert.Equal(t, int64(7+100), st.calls.Load())
+	must.NoError(t, err)
+	expect.False(t, d.Allowed, "the 101st in the minute is denied: exact again")
+	expect.Equal(t, int64(7+100), st.calls.Load())
 }
 
 func TestBreakerIntervalDoublesUpToMaxOpen(t *testing.T) {
@@ -138,12 +137,12 @@ func TestBreakerIntervalDoublesUpToMaxOpen(t *testing.T) {
 	want := []time.Duration{900, 1800, 3600, 7200, 9000, 9000, 9000}
 	for i, w := range want {
 		d, err := lim.Allow(context.Background(), "k")
-		require.ErrorIs(t, err, core.ErrBreakerOpen)
-		require.Equal(t, w*time.Millisecond, d.RetryAfter, "interval %d", i)
+		must.ErrorIs(t, err, core.ErrBreakerOpen)
+		must.Equal(t, w*time.Millisecond, d.RetryAfter, "interval %d", i)
 		clk.Advance(d.RetryAfter)
 		failN(t, lim, 1) // the probe
 	}
-	assert.Equal(t, int64(5+len(want)), st.calls.Load())
+	expect.Equal(t, int64(5+len(want)), st.calls.Load())
 }
 
 func TestBreakerSuccessRestartsTheCount(t *testing.T) {
@@ -155,9 +154,9 @@ func TestBreakerSuccessRestartsTheCount(t *testing.T) {
 		failN(t, lim, 4)
 		st.down.Store(false)
 		_, err := lim.Allow(context.Background(), "k")
-		require.NoError(t, err)
+		must.NoError(t, err)
 	}
-	assert.Equal(t, core.BreakerClosed, lim.BreakerState(), "12 failures, never 5 in a row")
+	expect.Equal(t, core.BreakerClosed, lim.BreakerState(), "12 failures, never 5 in a row")
 }
 
 func TestBreakerIgnoresErrorsThatSayNothingOfTheStore(t *testing.T) {
@@ -218,9 +217,9 @@ func TestBreakerIgnoresErrorsThatSayNothingOfTheStore(t *testing.T) {
 				}
 				_, err := lim.Allow(ctx, "k")
 				cancel()
-				require.Error(t, err)
+				must.Error(t, err)
 			}
-			assert.Equal(t, tc.opens, lim.BreakerState() == core.BreakerOpen)
+			expect.Equal(t, tc.opens, lim.BreakerState() == core.BreakerOpen)
 		})
 	}
 }
@@ -240,19 +239,19 @@ func TestBreakerProbesOneCallAtATime(t *testing.T) {
 		_, err := lim.Allow(context.Background(), "k")
 		probed <- err
 	}()
-	require.Eventually(t, func() bool { return lim.BreakerState() == core.BreakerHalfOpen }, 5*time.Second, time.Millisecond)
+	must.Eventually(t, func() bool { return lim.BreakerState() == core.BreakerHalfOpen }, 5*time.Second, time.Millisecond)
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
 			_, err := lim.Allow(context.Background(), "k")
-			assert.ErrorIs(t, err, core.ErrBreakerOpen, "a second call while the probe is under way")
+			expect.ErrorIs(t, err, core.ErrBreakerOpen, "a second call while the probe is under way")
 		})
 	}
 	wg.Wait()
-	assert.Equal(t, int64(6), st.calls.Load(), "only the probe reached the store")
+	expect.Equal(t, int64(6), st.calls.Load(), "only the probe reached the store")
 	close(st.hold)
-	require.NoError(t, <-probed)
-	assert.Equal(t, core.BreakerClosed, lim.BreakerState())
+	must.NoError(t, <-probed)
+	expect.Equal(t, core.BreakerClosed, lim.BreakerState())
 }
 
 func TestBreakerProbeThatNeverReturnsFreesTheNext(t *testing.T) {
@@ -268,16 +267,16 @@ func TestBreakerProbeThatNeverReturnsFreesTheNext(t *testing.T) {
 		defer close(done)
 		_, _ = lim.Allow(context.Background(), "k") // the probe, stuck
 	}()
-	require.Eventually(t, func() bool { return st.calls.Load() == 6 }, 5*time.Second, time.Millisecond)
+	must.Eventually(t, func() bool { return st.calls.Load() == 6 }, 5*time.Second, time.Millisecond)
 	d, err := lim.Allow(context.Background(), "k")
-	require.ErrorIs(t, err, core.ErrBreakerOpen)
-	assert.Equal(t, 900*time.Millisecond, d.RetryAfter, "the stuck probe holds the others off one interval")
+	must.ErrorIs(t, err, core.ErrBreakerOpen)
+	expect.Equal(t, 900*time.Millisecond, d.RetryAfter, "the stuck probe holds the others off one interval")
 	clk.Advance(d.RetryAfter)
 	st.holding.Store(false)
 	st.down.Store(false)
 	_, err = lim.Allow(context.Background(), "k")
-	require.NoError(t, err, "a second probe goes when the first outlives its interval")
-	assert.Equal(t, core.BreakerClosed, lim.BreakerState())
+	must.NoError(t, err, "a second probe goes when the first outlives its interval")
+	expect.Equal(t, core.BreakerClosed, lim.BreakerState())
 	close(st.hold)
 	<-done
 }
@@ -287,12 +286,12 @@ func TestBreakerTiersShareIt(t *testing.T) {
 	st := newSwitchStore(t, clk)
 	lim := breakerLimiter(t, st, clk)
 	paid, err := lim.Tier("paid", core.PerMinute(1000))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	st.down.Store(true)
 	failN(t, lim, 5)
 	_, err = paid.Allow(context.Background(), "k")
-	require.ErrorIs(t, err, core.ErrBreakerOpen)
-	assert.Equal(t, core.BreakerOpen, paid.BreakerState())
+	must.ErrorIs(t, err, core.ErrBreakerOpen)
+	expect.Equal(t, core.BreakerOpen, paid.BreakerState())
 }
 
 func TestWithoutBreakerAsksEveryTime(t *testing.T) {
@@ -301,8 +300,8 @@ func TestWithoutBreakerAsksEveryTime(t *testing.T) {
 	lim := breakerLimiter(t, st, clk, core.WithoutBreaker())
 	st.down.Store(true)
 	failN(t, lim, 50)
-	assert.Equal(t, int64(50), st.calls.Load())
-	assert.Equal(t, core.BreakerClosed, lim.BreakerState())
+	expect.Equal(t, int64(50), st.calls.Load())
+	expect.Equal(t, core.BreakerClosed, lim.BreakerState())
 }
 
 func TestBreakerJitterSource(t *testing.T) {
@@ -322,12 +321,12 @@ func TestBreakerJitterSource(t *testing.T) {
 			b := core.DefaultBreaker()
 			b.Rand = func() float64 { return tc.r }
 			lim, err := core.NewLimiter(st, core.GCRA, core.PerMinute(1), core.WithClock(clk), core.WithBreaker(b))
-			require.NoError(t, err)
+			must.NoError(t, err)
 			st.down.Store(true)
 			failN(t, lim, 5)
 			d, err := lim.Allow(context.Background(), "k")
-			require.ErrorIs(t, err, core.ErrBreakerOpen)
-			assert.Equal(t, tc.want, d.RetryAfter)
+			must.ErrorIs(t, err, core.ErrBreakerOpen)
+			expect.Equal(t, tc.want, d.RetryAfter)
 		})
 	}
 }
@@ -351,20 +350,20 @@ func TestWithBreakerRefusesBadSettings(t *testing.T) {
 			c := core.DefaultBreaker()
 			tc.edit(&c)
 			_, err := core.NewLimiter(st, core.GCRA, core.PerSecond(1), core.WithBreaker(c))
-			require.ErrorIs(t, err, core.ErrInvalidOption)
+			must.ErrorIs(t, err, core.ErrInvalidOption)
 		})
 	}
 	huge := core.DefaultBreaker()
 	huge.MaxOpen = math.MaxInt64
 	_, err := core.NewLimiter(st, core.GCRA, core.PerSecond(1), core.WithBreaker(huge))
-	require.NoError(t, err, "an interval without a cap that matters is allowed")
+	must.NoError(t, err, "an interval without a cap that matters is allowed")
 }
 
 func TestBreakerStateString(t *testing.T) {
 	for s, want := range map[core.BreakerState]string{
 		core.BreakerClosed: "closed", core.BreakerOpen: "open", core.BreakerHalfOpen: "half_open", 0: "unknown", 9: "unknown",
 	} {
-		assert.Equal(t, want, s.String())
+		expect.Equal(t, want, s.String())
 	}
 }
 
@@ -381,10 +380,10 @@ func BenchmarkBreaker(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			st, err := memory.New()
-			require.NoError(b, err)
+			must.NoError(b, err)
 			defer st.Close()
 			lim, err := core.NewLimiter(st, core.GCRA, core.PerSecond(1_000_000), tc.opts...)
-			require.NoError(b, err)
+			must.NoError(b, err)
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 // divInterval must equal a real division for every interval and every n the
@@ -18,8 +18,8 @@ func TestDivIntervalIsExact(t *testing.T) {
 	}
 	for _, d := range intervals {
 		p, err := computeParams(Limit{Rate: 1, Period: time.Duration(d) * time.Microsecond})
-		require.NoError(t, err)
-		require.Equal(t, d, p.interval)
+		must.NoError(t, err)
+		must.Equal(t, d, p.interval)
 		ns := []int64{0, 1, d - 1, d, d + 1, 1<<53 - 1, 1<<53 - d}
 		for range 500 {
 			ns = append(ns, rng.Int64N(1<<53))
@@ -28,7 +28,7 @@ func TestDivIntervalIsExact(t *testing.T) {
 			if n < 0 {
 				continue
 			}
-			require.Equal(t, n/d, p.divInterval(n), "%d / %d", n, d)
+			must.Equal(t, n/d, p.divInterval(n), "%d / %d", n, d)
 		}
 	}
 }
@@ -38,13 +38,13 @@ func TestDivIntervalIsExact(t *testing.T) {
 func TestPlanFollowsTheRequest(t *testing.T) {
 	limits := []Limit{PerSecond(10)}
 	p, err := newPlan(GCRA, limits)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	req := TakeRequest{Algorithm: GCRA, Limits: limits, plan: &p}
-	require.NotNil(t, req.prepared())
+	must.NotNil(t, req.prepared())
 	req.Limits = []Limit{PerSecond(20)}
-	require.Nil(t, req.prepared(), "other limits")
+	must.Nil(t, req.prepared(), "other limits")
 	req.Limits, req.Algorithm = limits, TokenBucket
-	require.Nil(t, req.prepared(), "another algorithm")
+	must.Nil(t, req.prepared(), "another algorithm")
 	req.Algorithm, req.Limits = GCRA, nil
-	require.Nil(t, req.prepared(), "no limits")
+	must.Nil(t, req.prepared(), "no limits")
 }

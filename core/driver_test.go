@@ -6,10 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 // Seed 001's driver experiment, on a simulated clock.
@@ -47,13 +46,13 @@ func (p driverPhase) rate() float64 { return float64(p.requests) / p.seconds }
 // state the denial did not change, would be denied too.
 func runDriver(t *testing.T, alg core.Algorithm, lim core.Limit, phaseLen time.Duration) []driverPhase {
 	t.Helper()
-	require.Zero(t, phaseLen%time.Second)
+	must.Zero(t, phaseLen%time.Second)
 	var s core.State
 	now := epochUS
 	phases := make([]driverPhase, 0, len(driverRates))
 	for _, offered := range driverRates {
 		spacing := us(time.Second) / offered
-		require.Zero(t, spacing%driverRetry)
+		must.Zero(t, spacing%driverRetry)
 		n := offered * int64(phaseLen/time.Second)
 		start := now
 		done := start + n*spacing // the sender's last sleep
@@ -68,9 +67,9 @@ func runDriver(t *testing.T, alg core.Algorithm, lim core.Limit, phaseLen time.D
 			}
 			for waiting > 0 {
 				d, err := applyMicros(alg, &s, lim, 1, tick)
-				require.NoError(t, err)
+				must.NoError(t, err)
 				if !d.Allowed {
-					require.Positive(t, d.RetryAfter)
+					must.Positive(t, d.RetryAfter)
 					break
 				}
 				waiting--
@@ -132,10 +131,10 @@ func TestDriverSeedPhases(t *testing.T) {
 		t.Run(tt.alg.String(), func(t *testing.T) {
 			phases := runDriver(t, tt.alg, lim, 10*time.Second)
 			t.Logf("%s\n%s", tt.alg, formatPhases(phases))
-			require.Len(t, phases, len(driverRates))
+			must.Len(t, phases, len(driverRates))
 			for i, p := range phases {
-				assert.Equal(t, driverRates[i]*10, p.requests)
-				assert.InEpsilon(t, tt.want[i], p.rate(), 0.01, "offered %d/s: %.3f/s", p.offered, p.rate())
+				expect.Equal(t, driverRates[i]*10, p.requests)
+				expect.InEpsilon(t, tt.want[i], p.rate(), 0.01, "offered %d/s: %.3f/s", p.offered, p.rate())
 			}
 		})
 	}
@@ -160,7 +159,7 @@ func TestDriverLongPhases(t *testing.T) {
 						want = 1000.0 / 110
 					}
 				}
-				assert.InEpsilon(t, want, p.rate(), 0.01, "offered %d/s: %.3f/s", p.offered, p.rate())
+				expect.InEpsilon(t, want, p.rate(), 0.01, "offered %d/s: %.3f/s", p.offered, p.rate())
 			}
 		})
 	}

@@ -7,10 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 // captureStore records the last request a Limiter sent it.
@@ -27,9 +26,9 @@ func prepared(t *testing.T, alg core.Algorithm, l core.Limit) core.TakeRequest {
 	t.Helper()
 	st := &captureStore{}
 	lim, err := core.NewLimiter(st, alg, l)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	_, err = lim.Allow(context.Background(), "k")
-	require.NoError(t, err)
+	must.NoError(t, err)
 	return st.req
 }
 
@@ -49,8 +48,8 @@ func TestAdvanceWordAgreesWithDecide(t *testing.T) {
 					req.Cost = rng.Int64N(l.EffectiveBurst() + 2)
 					next := req.AdvanceWord(st[0].T, now)
 					var d core.Decision
-					require.NoError(t, req.Decide(&d, st[:], now))
-					require.Equal(t, st[0].T, next, "%s %s cost %d at %d", alg, l, req.Cost, now)
+					must.NoError(t, req.Decide(&d, st[:], now))
+					must.Equal(t, st[0].T, next, "%s %s cost %d at %d", alg, l, req.Cost, now)
 				}
 			}
 		}
@@ -80,7 +79,7 @@ func TestAdvanceWordLeavesInvalidRequestsAlone(t *testing.T) {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			req := core.TakeRequest{Algorithm: c.alg, Limits: c.limits, Cost: c.cost}
-			assert.Equal(t, int64(42), req.AdvanceWord(42, c.now))
+			expect.Equal(t, int64(42), req.AdvanceWord(42, c.now))
 		})
 	}
 }
@@ -90,10 +89,10 @@ func TestFingerprint(t *testing.T) {
 		return (&core.TakeRequest{Algorithm: alg, Limits: ls}).Fingerprint()
 	}
 	base := core.PerSecond(10)
-	assert.Equal(t, fp(core.GCRA, base), fp(core.GCRA, base.Named("api")), "names do not separate state")
+	expect.Equal(t, fp(core.GCRA, base), fp(core.GCRA, base.Named("api")), "names do not separate state")
 	planned := prepared(t, core.GCRA, base)
-	assert.Equal(t, fp(core.GCRA, base), planned.Fingerprint(), "the planned fingerprint matches")
-	assert.Equal(t, fp(core.GCRA, base), fp(core.GCRA, base.WithBurst(10)), "burst 0 means Rate")
+	expect.Equal(t, fp(core.GCRA, base), planned.Fingerprint(), "the planned fingerprint matches")
+	expect.Equal(t, fp(core.GCRA, base), fp(core.GCRA, base.WithBurst(10)), "burst 0 means Rate")
 	seen := map[uint64]string{}
 	for _, alg := range core.Algorithms() {
 		for name, ls := range map[string][]core.Limit{
@@ -116,5 +115,5 @@ func TestFingerprint(t *testing.T) {
 	}
 	changed := prepared(t, core.GCRA, base)
 	changed.Limits = []core.Limit{core.PerSecond(20).WithBurst(10)}
-	assert.Equal(t, fp(core.GCRA, changed.Limits...), changed.Fingerprint(), "changed limits are not read from the plan")
+	expect.Equal(t, fp(core.GCRA, changed.Limits...), changed.Fingerprint(), "changed limits are not read from the plan")
 }

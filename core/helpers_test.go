@@ -6,9 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 // epochUS is 2026-01-01 00:00:00 UTC in microseconds: a whole day, so every window
@@ -34,7 +33,7 @@ func admitted(t *testing.T, alg core.Algorithm, s core.State, l core.Limit, cost
 	t.Helper()
 	c := clone(s)
 	d, err := applyMicros(alg, &c, l, cost, now)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	return d.Allowed
 }
 
@@ -45,32 +44,32 @@ func admitted(t *testing.T, alg core.Algorithm, s core.State, l core.Limit, cost
 // admitted). It needs time to go no further back than MaxTime allows.
 func checkDecision(t *testing.T, alg core.Algorithm, before, after core.State, l core.Limit, cost, now int64, d core.Decision) {
 	t.Helper()
-	require.GreaterOrEqual(t, d.Remaining, int64(0))
-	require.GreaterOrEqual(t, d.ResetAfter, time.Duration(0))
+	must.GreaterOrEqual(t, d.Remaining, int64(0))
+	must.GreaterOrEqual(t, d.ResetAfter, time.Duration(0))
 	if d.Allowed {
-		require.Zero(t, d.RetryAfter)
-		require.False(t, d.Exceeds)
+		must.Zero(t, d.RetryAfter)
+		must.False(t, d.Exceeds)
 	} else {
-		require.Positive(t, d.RetryAfter)
-		require.Zero(t, d.Delay)
+		must.Positive(t, d.RetryAfter)
+		must.Zero(t, d.Delay)
 		requireSameView(t, alg, before, after, l, now)
 	}
 	if alg != core.LeakyBucket {
-		require.Zero(t, d.Delay)
+		must.Zero(t, d.Delay)
 	}
 	capacity := alg.Capacity(l)
-	require.Equal(t, cost > capacity, d.Exceeds)
+	must.Equal(t, cost > capacity, d.Exceeds)
 	if !d.Allowed && !d.Exceeds {
 		retry := us(d.RetryAfter)
 		// after is before as the denial left it: rebased, if at all.
-		require.False(t, admitted(t, alg, after, l, cost, now+retry-1), "retry-after %s is too early", d.RetryAfter)
-		require.True(t, admitted(t, alg, after, l, cost, now+retry), "retry-after %s is too late", d.RetryAfter)
+		must.False(t, admitted(t, alg, after, l, cost, now+retry-1), "retry-after %s is too early", d.RetryAfter)
+		must.True(t, admitted(t, alg, after, l, cost, now+retry), "retry-after %s is too late", d.RetryAfter)
 	}
 	if d.Remaining > 0 {
-		require.True(t, admitted(t, alg, after, l, d.Remaining, now), "remaining %d does not fit", d.Remaining)
+		must.True(t, admitted(t, alg, after, l, d.Remaining, now), "remaining %d does not fit", d.Remaining)
 	}
 	if d.Remaining < capacity {
-		require.False(t, admitted(t, alg, after, l, d.Remaining+1, now), "remaining %d is too low", d.Remaining)
+		must.False(t, admitted(t, alg, after, l, d.Remaining+1, now), "remaining %d is too low", d.Remaining)
 	}
 }
 
@@ -106,14 +105,14 @@ func requireSameView(t *testing.T, alg core.Algorithm, before, after core.State,
 	for _, cost := range []int64{0, 1, 2} {
 		b, a := clone(before), clone(after)
 		db, err := applyMicros(alg, &b, l, cost, now)
-		require.NoError(t, err)
+		must.NoError(t, err)
 		da, err := applyMicros(alg, &a, l, cost, now)
-		require.NoError(t, err)
-		require.Equal(t, db, da, "a denied request changes nothing but a rebase (cost %d)", cost)
+		must.NoError(t, err)
+		must.Equal(t, db, da, "a denied request changes nothing but a rebase (cost %d)", cost)
 	}
 	// A cost above the capacity is always denied, so it writes the rebase only.
 	rebased := clone(before)
 	_, err := applyMicros(alg, &rebased, l, alg.Capacity(l)+1, now)
-	require.NoError(t, err)
-	require.Equal(t, rebased, after, "the denial wrote the rebase and nothing else")
+	must.NoError(t, err)
+	must.Equal(t, rebased, after, "the denial wrote the rebase and nothing else")
 }

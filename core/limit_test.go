@@ -6,10 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 func TestLimitConstructors(t *testing.T) {
@@ -34,22 +33,22 @@ func TestLimitConstructors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.NoError(t, tt.got.Validate())
-			assert.Equal(t, tt.rate, tt.got.Rate)
-			assert.Equal(t, tt.period, tt.got.Period)
-			assert.Equal(t, tt.burst, tt.got.Burst)
-			assert.Equal(t, tt.burst, tt.got.EffectiveBurst())
-			assert.Equal(t, tt.interval, tt.got.EmissionInterval())
-			assert.Equal(t, tt.str, tt.got.String())
+			must.NoError(t, tt.got.Validate())
+			expect.Equal(t, tt.rate, tt.got.Rate)
+			expect.Equal(t, tt.period, tt.got.Period)
+			expect.Equal(t, tt.burst, tt.got.Burst)
+			expect.Equal(t, tt.burst, tt.got.EffectiveBurst())
+			expect.Equal(t, tt.interval, tt.got.EmissionInterval())
+			expect.Equal(t, tt.str, tt.got.String())
 		})
 	}
 }
 
 func TestLimitBurstZeroMeansRate(t *testing.T) {
 	l := core.Limit{Rate: 3, Period: time.Second}
-	require.NoError(t, l.Validate())
-	assert.Equal(t, int64(3), l.EffectiveBurst())
-	assert.Equal(t, "3/s", l.String())
+	must.NoError(t, l.Validate())
+	expect.Equal(t, int64(3), l.EffectiveBurst())
+	expect.Equal(t, "3/s", l.String())
 }
 
 // A Limit is a plain value: the one a decision names compares equal to the
@@ -57,22 +56,22 @@ func TestLimitBurstZeroMeansRate(t *testing.T) {
 func TestLimitIsAValue(t *testing.T) {
 	st := &captureStore{}
 	lim, err := core.NewLimiter(st, core.GCRA, core.PerSecond(10))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	_, err = lim.Allow(context.Background(), "k")
-	require.NoError(t, err)
+	must.NoError(t, err)
 	d, err := st.req.Algorithm.ApplyAll([]core.State{{}}, st.req.Limits, 1, core.Micros(time.Now()))
-	require.NoError(t, err)
-	assert.True(t, d.Limit == core.PerSecond(10).Named("default"))
-	assert.True(t, lim.Limits()[0] == core.Every(10, time.Second).Named("default"))
-	assert.False(t, d.Limit == core.PerSecond(10).Named("other"))
+	must.NoError(t, err)
+	expect.True(t, d.Limit == core.PerSecond(10).Named("default"))
+	expect.True(t, lim.Limits()[0] == core.Every(10, time.Second).Named("default"))
+	expect.False(t, d.Limit == core.PerSecond(10).Named("other"))
 }
 
 func TestNamed(t *testing.T) {
 	base := core.PerSecond(10)
 	named := base.Named("api")
-	assert.Equal(t, "api", named.Name)
-	assert.Empty(t, base.Name, "Named returns a copy")
-	require.NoError(t, named.Validate())
+	expect.Equal(t, "api", named.Name)
+	expect.Empty(t, base.Name, "Named returns a copy")
+	must.NoError(t, named.Validate())
 }
 
 // Invalid limits fail Validate (and NewLimit) with an error that wraps
@@ -101,18 +100,18 @@ func TestLimitValidateRejects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.l.Validate()
-			require.ErrorIs(t, err, core.ErrInvalidLimit)
-			assert.Contains(t, err.Error(), tt.msg)
-			assert.True(t, strings.HasPrefix(err.Error(), "ratewarden: invalid limit: "), err.Error())
+			must.ErrorIs(t, err, core.ErrInvalidLimit)
+			expect.Contains(t, err.Error(), tt.msg)
+			expect.True(t, strings.HasPrefix(err.Error(), "ratewarden: invalid limit: "), err.Error())
 		})
 	}
 }
 
 func TestLimitBounds(t *testing.T) {
 	// The largest period and the widest burst are accepted.
-	require.NoError(t, core.Every(1, core.MaxPeriod).Validate())
-	require.NoError(t, core.Every(1, time.Microsecond).WithBurst(1<<48).Validate())
-	require.ErrorIs(t, core.Every(1, time.Microsecond).WithBurst(1<<48+1).Validate(), core.ErrInvalidLimit)
+	must.NoError(t, core.Every(1, core.MaxPeriod).Validate())
+	must.NoError(t, core.Every(1, time.Microsecond).WithBurst(1<<48).Validate())
+	must.ErrorIs(t, core.Every(1, time.Microsecond).WithBurst(1<<48+1).Validate(), core.ErrInvalidLimit)
 }
 
 func TestParseLimit(t *testing.T) {
@@ -151,8 +150,8 @@ func TestParseLimit(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			got, err := core.ParseLimit(tt.in)
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
+			must.NoError(t, err)
+			expect.Equal(t, tt.want, got)
 		})
 	}
 }
@@ -201,10 +200,10 @@ func TestParseLimitRejects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			l, err := core.ParseLimit(tt.in)
-			require.ErrorIs(t, err, core.ErrInvalidLimit)
-			assert.Contains(t, err.Error(), tt.msg)
-			assert.True(t, strings.HasPrefix(err.Error(), "ratewarden: invalid limit: "), err.Error())
-			assert.Equal(t, core.Limit{}, l)
+			must.ErrorIs(t, err, core.ErrInvalidLimit)
+			expect.Contains(t, err.Error(), tt.msg)
+			expect.True(t, strings.HasPrefix(err.Error(), "ratewarden: invalid limit: "), err.Error())
+			expect.Equal(t, core.Limit{}, l)
 		})
 	}
 }
@@ -212,8 +211,8 @@ func TestParseLimitRejects(t *testing.T) {
 // A hostile input is quoted, shortened, in the error.
 func TestParseLimitErrorIsShort(t *testing.T) {
 	_, err := core.ParseLimit(strings.Repeat("x", 10_000))
-	require.ErrorIs(t, err, core.ErrInvalidLimit)
-	assert.Less(t, len(err.Error()), 200)
+	must.ErrorIs(t, err, core.ErrInvalidLimit)
+	expect.Less(t, len(err.Error()), 200)
 }
 
 func TestLimitStringRoundTrips(t *testing.T) {
@@ -226,11 +225,11 @@ func TestLimitStringRoundTrips(t *testing.T) {
 	for _, l := range limits {
 		t.Run(l.String(), func(t *testing.T) {
 			got, err := core.ParseLimit(l.String())
-			require.NoError(t, err)
-			assert.Equal(t, l.Rate, got.Rate)
-			assert.Equal(t, l.Period, got.Period)
-			assert.Equal(t, l.EffectiveBurst(), got.Burst)
-			assert.Equal(t, l.String(), got.String())
+			must.NoError(t, err)
+			expect.Equal(t, l.Rate, got.Rate)
+			expect.Equal(t, l.Period, got.Period)
+			expect.Equal(t, l.EffectiveBurst(), got.Burst)
+			expect.Equal(t, l.String(), got.String())
 		})
 	}
 }
@@ -243,16 +242,16 @@ func FuzzParseLimit(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		l, err := core.ParseLimit(s)
 		if err != nil {
-			require.ErrorIs(t, err, core.ErrInvalidLimit)
-			require.Equal(t, core.Limit{}, l)
+			must.ErrorIs(t, err, core.ErrInvalidLimit)
+			must.Equal(t, core.Limit{}, l)
 			return
 		}
-		require.NoError(t, l.Validate())
-		require.Positive(t, l.Burst, "a parsed limit carries its burst")
+		must.NoError(t, l.Validate())
+		must.Positive(t, l.Burst, "a parsed limit carries its burst")
 		back, err := core.ParseLimit(l.String())
-		require.NoError(t, err, "%q formats as %q", s, l.String())
-		require.Equal(t, l, back)
+		must.NoError(t, err, "%q formats as %q", s, l.String())
+		must.Equal(t, l, back)
 		_, err = core.NewLimiter(&captureStore{}, core.GCRA, l)
-		require.NoError(t, err, "a parsed limit is enforceable")
+		must.NoError(t, err, "a parsed limit is enforceable")
 	})
 }

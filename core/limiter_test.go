@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/store/memory"
 )
 
@@ -50,8 +49,8 @@ func (m *recordingStore) Take(_ context.Context, req core.TakeRequest) (core.Dec
 func newMemStore(t *testing.T) *memory.Store {
 	t.Helper()
 	st, err := memory.New(memory.WithSweepInterval(0))
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, st.Close()) })
+	must.NoError(t, err)
+	t.Cleanup(func() { must.NoError(t, st.Close()) })
 	return st
 }
 
@@ -89,14 +88,14 @@ func TestNewLimiterRejects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			l, err := core.NewLimiter(tt.store, tt.alg, tt.limit, tt.opts...)
-			require.ErrorIs(t, err, tt.err)
-			assert.Contains(t, err.Error(), tt.msg)
-			assert.Nil(t, l)
+			must.ErrorIs(t, err, tt.err)
+			expect.Contains(t, err.Error(), tt.msg)
+			expect.Nil(t, l)
 		})
 	}
 	// Eight limits in all is the most, and fine.
 	_, err := core.NewLimiter(st, core.GCRA, core.PerSecond(1), nine[:7]...)
-	require.NoError(t, err)
+	must.NoError(t, err)
 }
 
 func TestLimiterAccessors(t *testing.T) {
@@ -104,20 +103,20 @@ func TestLimiterAccessors(t *testing.T) {
 	clk := core.NewManualClock(time.UnixMicro(hms(0, 0, 0)))
 	l, err := core.NewLimiter(st, core.TokenBucket, core.Limit{Rate: 10, Period: time.Second},
 		core.WithLimit(core.PerHour(1000)), core.WithLimit(core.Every(10000, 24*time.Hour).Named("daily")), core.WithClock(clk))
-	require.NoError(t, err)
-	assert.Equal(t, core.TokenBucket, l.Algorithm())
-	assert.Same(t, st, l.Store().(*recordingStore))
+	must.NoError(t, err)
+	expect.Equal(t, core.TokenBucket, l.Algorithm())
+	expect.Same(t, st, l.Store().(*recordingStore))
 	limits := l.Limits()
-	require.Len(t, limits, 3)
-	assert.Equal(t, []string{"default", "1000/h", "daily"}, []string{limits[0].Name, limits[1].Name, limits[2].Name})
-	assert.Equal(t, int64(10), limits[0].Burst, "burst 0 becomes the rate")
+	must.Len(t, limits, 3)
+	expect.Equal(t, []string{"default", "1000/h", "daily"}, []string{limits[0].Name, limits[1].Name, limits[2].Name})
+	expect.Equal(t, int64(10), limits[0].Burst, "burst 0 becomes the rate")
 	limits[0].Rate = 1
-	assert.Equal(t, int64(10), l.Limits()[0].Rate, "Limits returns a copy")
+	expect.Equal(t, int64(10), l.Limits()[0].Rate, "Limits returns a copy")
 
 	// The limiter decides on its clock.
 	_, err = l.Allow(context.Background(), "k")
-	require.NoError(t, err)
-	assert.Equal(t, clk.Now(), st.last.Now)
+	must.NoError(t, err)
+	expect.Equal(t, clk.Now(), st.last.Now)
 }
 
 func TestLimiterAllow(t *testing.T) {
@@ -129,52 +128,52 @@ func TestLimiterAllow(t *testing.T) {
 			}
 			clk := core.NewManualClock(time.UnixMicro(hms(8, 0, 0)))
 			l, err := core.NewLimiter(st, core.GCRA, core.PerSecond(2), core.WithLimit(core.PerMinute(3)), core.WithClock(clk))
-			require.NoError(t, err)
+			must.NoError(t, err)
 			ctx := context.Background()
 
 			d, err := l.Allow(ctx, "alice")
-			require.NoError(t, err)
-			assert.True(t, d.Allowed)
-			assert.Equal(t, int64(1), d.Remaining)
+			must.NoError(t, err)
+			expect.True(t, d.Allowed)
+			expect.Equal(t, int64(1), d.Remaining)
 			d, err = l.Allow(ctx, "alice")
-			require.NoError(t, err)
-			assert.True(t, d.Allowed)
-			assert.Equal(t, int64(0), d.Remaining)
+			must.NoError(t, err)
+			expect.True(t, d.Allowed)
+			expect.Equal(t, int64(0), d.Remaining)
 			// The per-second limit denies: a whole token in 500 ms.
 			d, err = l.Allow(ctx, "alice")
-			require.NoError(t, err)
-			assert.False(t, d.Allowed)
-			assert.Equal(t, 0, d.Index)
-			assert.Equal(t, 500*time.Millisecond, d.RetryAfter)
-			assert.Equal(t, "default", d.Limit.Name)
+			must.NoError(t, err)
+			expect.False(t, d.Allowed)
+			expect.Equal(t, 0, d.Index)
+			expect.Equal(t, 500*time.Millisecond, d.RetryAfter)
+			expect.Equal(t, "default", d.Limit.Name)
 			// Another key is not affected.
 			d, err = l.Allow(ctx, "bob")
-			require.NoError(t, err)
-			assert.True(t, d.Allowed)
+			must.NoError(t, err)
+			expect.True(t, d.Allowed)
 
 			clk.Advance(500 * time.Millisecond)
 			d, err = l.Allow(ctx, "alice")
-			require.NoError(t, err)
-			assert.True(t, d.Allowed, "the third of the minute")
+			must.NoError(t, err)
+			expect.True(t, d.Allowed, "the third of the minute")
 			clk.Advance(time.Second)
 			// The per-minute limit is spent; the per-second one is not.
 			d, err = l.Allow(ctx, "alice")
-			require.NoError(t, err)
-			assert.False(t, d.Allowed)
-			assert.Equal(t, 1, d.Index)
-			assert.Equal(t, "3/m", d.Limit.Name)
-			assert.Equal(t, 18500*time.Millisecond, d.RetryAfter, "one of 3/min: 20 s after the first")
+			must.NoError(t, err)
+			expect.False(t, d.Allowed)
+			expect.Equal(t, 1, d.Index)
+			expect.Equal(t, "3/m", d.Limit.Name)
+			expect.Equal(t, 18500*time.Millisecond, d.RetryAfter, "one of 3/min: 20 s after the first")
 
 			// A peek, a cost that can never fit, a negative cost.
 			d, err = l.AllowN(ctx, "alice", 0)
-			require.NoError(t, err)
-			assert.Equal(t, int64(0), d.Remaining)
+			must.NoError(t, err)
+			expect.Equal(t, int64(0), d.Remaining)
 			d, err = l.AllowN(ctx, "alice", 4)
-			require.NoError(t, err)
-			assert.True(t, d.Exceeds)
-			assert.False(t, d.Allowed)
+			must.NoError(t, err)
+			expect.True(t, d.Exceeds)
+			expect.False(t, d.Allowed)
 			_, err = l.AllowN(ctx, "alice", -1)
-			require.ErrorIs(t, err, core.ErrInvalidCost)
+			must.ErrorIs(t, err, core.ErrInvalidCost)
 		})
 	}
 }
@@ -183,28 +182,28 @@ func TestLimiterPassesTheRequest(t *testing.T) {
 	st := &recordingStore{}
 	clk := core.NewManualClock(time.UnixMicro(hms(9, 0, 0)))
 	l, err := core.NewLimiter(st, core.SlidingLog, core.PerMinute(5), core.WithNamespace("login"), core.WithClock(clk))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	_, err = l.AllowN(context.Background(), "10.0.0.1", 2)
-	require.NoError(t, err)
-	assert.Equal(t, "10.0.0.1", st.last.Key)
-	assert.Equal(t, "login", st.last.Namespace)
-	assert.Equal(t, core.SlidingLog, st.last.Algorithm)
-	assert.Equal(t, int64(2), st.last.Cost)
-	assert.Equal(t, clk.Now(), st.last.Now)
-	assert.Equal(t, l.Limits(), st.last.Limits)
+	must.NoError(t, err)
+	expect.Equal(t, "10.0.0.1", st.last.Key)
+	expect.Equal(t, "login", st.last.Namespace)
+	expect.Equal(t, core.SlidingLog, st.last.Algorithm)
+	expect.Equal(t, int64(2), st.last.Cost)
+	expect.Equal(t, clk.Now(), st.last.Now)
+	expect.Equal(t, l.Limits(), st.last.Limits)
 
 	// A negative cost never reaches the store.
 	calls := st.calls
 	_, err = l.AllowN(context.Background(), "10.0.0.1", -3)
-	require.ErrorIs(t, err, core.ErrInvalidCost)
-	assert.Equal(t, calls, st.calls)
+	must.ErrorIs(t, err, core.ErrInvalidCost)
+	expect.Equal(t, calls, st.calls)
 
 	// A store's error is returned as is: it is not a decision.
 	boom := errors.New("store down")
 	st.err = boom
 	d, err := l.Allow(context.Background(), "10.0.0.1")
-	require.ErrorIs(t, err, boom)
-	assert.Equal(t, core.Decision{}, d)
+	must.ErrorIs(t, err, boom)
+	expect.Equal(t, core.Decision{}, d)
 	_, err = l.Wait(context.Background(), "10.0.0.1")
-	require.ErrorIs(t, err, boom)
+	must.ErrorIs(t, err, boom)
 }

@@ -6,9 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 // event is one request of a random trace and what became of it.
@@ -46,7 +45,7 @@ func randomTrace(t *testing.T, rng *rand.Rand, alg core.Algorithm, l core.Limit,
 		cost := 1 + rng.Int64N(3)
 		before := clone(s)
 		d, err := applyMicros(alg, &s, l, cost, now)
-		require.NoError(t, err)
+		must.NoError(t, err)
 		checkDecision(t, alg, before, clone(s), l, cost, now, d)
 		events = append(events, event{at: now, cost: cost, d: d})
 	}
@@ -75,7 +74,7 @@ func TestSlidingLogNeverExceedsRate(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 1))
 		l := randomLimit(rng, core.SlidingLog)
 		at, cost := admittedAt(randomTrace(t, rng, core.SlidingLog, l, 3000))
-		require.NotEmpty(t, at)
+		must.NotEmpty(t, at)
 		for i := range at {
 			var sum int64
 			for j := range at {
@@ -105,7 +104,7 @@ func TestBucketsNeverExceedBurstPlusRate(t *testing.T) {
 			at, cost := admittedAt(events)
 			checkBurstBound(t, at, cost, l)
 		}
-		require.Equal(t, traces[0], traces[1], "token bucket and GCRA decide alike")
+		must.Equal(t, traces[0], traces[1], "token bucket and GCRA decide alike")
 	}
 }
 
@@ -113,7 +112,7 @@ func TestBucketsNeverExceedBurstPlusRate(t *testing.T) {
 // Burst + (at[j]-at[i])/interval, for every i <= j (brute force).
 func checkBurstBound(t *testing.T, at, cost []int64, l core.Limit) {
 	t.Helper()
-	require.NotEmpty(t, at)
+	must.NotEmpty(t, at)
 	interval := us(l.EmissionInterval())
 	for i := range at {
 		var sum int64
@@ -143,14 +142,14 @@ func TestLeakyBucketSpacing(t *testing.T) {
 			if !e.d.Allowed {
 				continue
 			}
-			require.LessOrEqual(t, us(e.d.Delay)+e.cost*interval, l.Burst*interval, "%s: the queue holds Burst slots", l)
+			must.LessOrEqual(t, us(e.d.Delay)+e.cost*interval, l.Burst*interval, "%s: the queue holds Burst slots", l)
 			release := e.at + us(e.d.Delay)
 			if lastCost > 0 {
-				require.GreaterOrEqual(t, release-last, lastCost*interval, "%s: releases at %d and %d", l, last, release)
+				must.GreaterOrEqual(t, release-last, lastCost*interval, "%s: releases at %d and %d", l, last, release)
 			}
 			last, lastCost = release, e.cost
 		}
-		require.Positive(t, lastCost)
+		must.Positive(t, lastCost)
 		// Released, the leaky bucket has no burst beyond the request in hand.
 		at, cost := admittedAt(events)
 		for i := range at {
@@ -173,11 +172,11 @@ func TestWindowsNeverExceedRatePerWindow(t *testing.T) {
 			l := randomLimit(rng, alg)
 			p := us(l.Period)
 			at, cost := admittedAt(randomTrace(t, rng, alg, l, 3000))
-			require.NotEmpty(t, at)
+			must.NotEmpty(t, at)
 			perWindow := map[int64]int64{}
 			for i := range at {
 				perWindow[at[i]/p] += cost[i]
-				require.LessOrEqual(t, perWindow[at[i]/p], l.Rate, "%s %s", alg, l)
+				must.LessOrEqual(t, perWindow[at[i]/p], l.Rate, "%s %s", alg, l)
 			}
 		}
 	}
@@ -214,11 +213,11 @@ func FuzzApply(f *testing.F) {
 			now = max(0, now+step)
 			before := clone(s)
 			d, err := applyMicros(alg, &s, l, cost, now)
-			require.NoError(t, err)
+			must.NoError(t, err)
 			checkDecision(t, alg, before, clone(s), l, cost, now, d)
 			if s.N > 0 && alg == core.SlidingLog {
-				require.LessOrEqual(t, s.N, l.Rate)
-				require.LessOrEqual(t, int64(len(s.Log)), l.Rate)
+				must.LessOrEqual(t, s.N, l.Rate)
+				must.LessOrEqual(t, int64(len(s.Log)), l.Rate)
 			}
 		}
 	})
@@ -243,20 +242,20 @@ func FuzzApplyAll(f *testing.F) {
 			for i := range limits {
 				alone[i] = clone(states[i])
 				d, err := applyMicros(alg, &alone[i], limits[i], cost, now)
-				require.NoError(t, err)
+				must.NoError(t, err)
 				each[i] = d.Allowed
 			}
 			before := []core.State{clone(states[0]), clone(states[1])}
 			d, err := alg.ApplyAll(states, limits, cost, now)
-			require.NoError(t, err)
-			require.Equal(t, each[0] && each[1], d.Allowed)
+			must.NoError(t, err)
+			must.Equal(t, each[0] && each[1], d.Allowed)
 			if d.Allowed {
-				require.Equal(t, alone, states, "admitted, each state moves as under its limit alone")
+				must.Equal(t, alone, states, "admitted, each state moves as under its limit alone")
 			}
 			if !d.Allowed {
-				require.Equal(t, before, states)
-				require.Positive(t, d.RetryAfter)
-				require.False(t, each[d.Index], "the governing limit is one that denies")
+				must.Equal(t, before, states)
+				must.Positive(t, d.RetryAfter)
+				must.False(t, each[d.Index], "the governing limit is one that denies")
 			}
 		}
 	})

@@ -5,10 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 // spendN spends one at a time under l at now, n times, requiring each to be
@@ -17,8 +16,8 @@ func spendN(t *testing.T, alg core.Algorithm, s *core.State, l core.Limit, n int
 	t.Helper()
 	for i := range n {
 		d, err := applyMicros(alg, s, l, 1, now)
-		require.NoError(t, err)
-		require.True(t, d.Allowed, "spend %d of %d under %s", i+1, n, l)
+		must.NoError(t, err)
+		must.True(t, d.Allowed, "spend %d of %d under %s", i+1, n, l)
 	}
 }
 
@@ -27,7 +26,7 @@ func admitsAt(t *testing.T, alg core.Algorithm, s *core.State, l core.Limit, now
 	t.Helper()
 	for n := range 1000 {
 		d, err := applyMicros(alg, s, l, 1, now)
-		require.NoError(t, err)
+		must.NoError(t, err)
 		if !d.Allowed {
 			return n
 		}
@@ -54,11 +53,11 @@ func TestReexpressKeepsWhatWasUsed(t *testing.T) {
 	for _, alg := range core.Algorithms() {
 		t.Run(alg.String()+"/up", func(t *testing.T) {
 			s := edited(t, alg, core.PerHour(5), core.PerHour(10), 3, now)
-			assert.Equal(t, 7, admitsAt(t, alg, &s, core.PerHour(10), now))
+			expect.Equal(t, 7, admitsAt(t, alg, &s, core.PerHour(10), now))
 		})
 		t.Run(alg.String()+"/down", func(t *testing.T) {
 			s := edited(t, alg, core.PerHour(10), core.PerHour(5), 7, now)
-			assert.Equal(t, 0, admitsAt(t, alg, &s, core.PerHour(5), now), "7 spent is over the new 5")
+			expect.Equal(t, 0, admitsAt(t, alg, &s, core.PerHour(5), now), "7 spent is over the new 5")
 			hour, later := 0, 0
 			for m := int64(1); m <= 120; m++ {
 				n := admitsAt(t, alg, &s, core.PerHour(5), now+m*us(time.Minute))
@@ -68,8 +67,8 @@ func TestReexpressKeepsWhatWasUsed(t *testing.T) {
 					later += n
 				}
 			}
-			assert.LessOrEqual(t, hour, 5, "at most the new limit in the hour after")
-			assert.Positive(t, hour+later, "the key recovers")
+			expect.LessOrEqual(t, hour, 5, "at most the new limit in the hour after")
+			expect.Positive(t, hour+later, "the key recovers")
 		})
 	}
 }
@@ -80,22 +79,22 @@ func TestReexpressKeepsWhatWasUsed(t *testing.T) {
 func TestReexpressMeterTimeOwed(t *testing.T) {
 	now := hms(10, 0, 0)
 	s := edited(t, core.GCRA, core.PerHour(10), core.PerHour(5), 7, now)
-	assert.Equal(t, now+us(time.Hour), s.T, "the time owed is cut to the new tau")
-	assert.Equal(t, 0, admitsAt(t, core.GCRA, &s, core.PerHour(5), now+us(12*time.Minute)-1))
-	assert.Equal(t, 1, admitsAt(t, core.GCRA, &s, core.PerHour(5), now+us(12*time.Minute)))
+	expect.Equal(t, now+us(time.Hour), s.T, "the time owed is cut to the new tau")
+	expect.Equal(t, 0, admitsAt(t, core.GCRA, &s, core.PerHour(5), now+us(12*time.Minute)-1))
+	expect.Equal(t, 1, admitsAt(t, core.GCRA, &s, core.PerHour(5), now+us(12*time.Minute)))
 
 	s = edited(t, core.GCRA, core.PerHour(5), core.PerHour(60), 2, now) // owes 24 min = 2 requests
-	assert.Equal(t, now+us(2*time.Minute), s.T, "2 requests owed become 2 minutes at 60/h")
+	expect.Equal(t, now+us(2*time.Minute), s.T, "2 requests owed become 2 minutes at 60/h")
 
 	// A burst cut only caps the time owed, at the next spend: 42 minutes
 	// owed read as the new 18 (an empty bucket of 3), and the denied spend
 	// writes them so; one request fits 6 minutes later.
 	cut := core.PerHour(10).WithBurst(3)
 	s = edited(t, core.TokenBucket, core.PerHour(10), cut, 7, now)
-	assert.Equal(t, 0, admitsAt(t, core.TokenBucket, &s, cut, now))
+	expect.Equal(t, 0, admitsAt(t, core.TokenBucket, &s, cut, now))
 	early := clone(s)
-	assert.Equal(t, 0, admitsAt(t, core.TokenBucket, &early, cut, now+us(6*time.Minute)-1))
-	assert.Equal(t, 1, admitsAt(t, core.TokenBucket, &s, cut, now+us(6*time.Minute)))
+	expect.Equal(t, 0, admitsAt(t, core.TokenBucket, &early, cut, now+us(6*time.Minute)-1))
+	expect.Equal(t, 1, admitsAt(t, core.TokenBucket, &s, cut, now+us(6*time.Minute)))
 }
 
 // A window whose period changed carries its count into the new window
@@ -103,7 +102,7 @@ func TestReexpressMeterTimeOwed(t *testing.T) {
 func TestReexpressWindowPeriodChange(t *testing.T) {
 	now := hms(10, 30, 0)
 	s := edited(t, core.FixedWindow, core.PerHour(5), core.Every(100, 24*time.Hour), 3, now)
-	assert.Equal(t, 97, admitsAt(t, core.FixedWindow, &s, core.Every(100, 24*time.Hour), now))
+	expect.Equal(t, 97, admitsAt(t, core.FixedWindow, &s, core.Every(100, 24*time.Hour), now))
 
 	// 4 in the previous hour, half of it still in the sliding hour, and 1
 	// now: an estimate of 3, carried into the day.
@@ -112,9 +111,9 @@ func TestReexpressWindowPeriodChange(t *testing.T) {
 	spendN(t, core.SlidingWindow, &st[0], core.PerHour(10), 1, now)
 	req := core.TakeRequest{Algorithm: core.SlidingWindow, Limits: []core.Limit{core.Every(10, 24*time.Hour)}}
 	req.Reexpress(st[:], []core.Limit{core.PerHour(10)}, now)
-	assert.Equal(t, int64(3), st[0].N)
-	assert.Equal(t, int64(0), st[0].P)
-	assert.Equal(t, 7, admitsAt(t, core.SlidingWindow, &st[0], core.Every(10, 24*time.Hour), now))
+	expect.Equal(t, int64(3), st[0].N)
+	expect.Equal(t, int64(0), st[0].P)
+	expect.Equal(t, 7, admitsAt(t, core.SlidingWindow, &st[0], core.Every(10, 24*time.Hour), now))
 }
 
 // A count the new rate's bits cannot hold is cut to the new rate; one they
@@ -122,12 +121,12 @@ func TestReexpressWindowPeriodChange(t *testing.T) {
 func TestReexpressWindowCountCut(t *testing.T) {
 	now := hms(3, 0, 0)
 	s := edited(t, core.FixedWindow, core.PerHour(100), core.PerHour(5), 90, now)
-	assert.Equal(t, int64(5), s.N, "90 does not fit 3 bits: full at 5")
+	expect.Equal(t, int64(5), s.N, "90 does not fit 3 bits: full at 5")
 	s = edited(t, core.FixedWindow, core.PerHour(10), core.PerHour(5), 7, now)
-	assert.Equal(t, int64(7), s.N, "7 fits 3 bits: kept")
+	expect.Equal(t, int64(7), s.N, "7 fits 3 bits: kept")
 	d, err := applyMicros(core.FixedWindow, &s, core.PerHour(5), 0, now)
-	require.NoError(t, err)
-	assert.Equal(t, int64(0), d.Remaining, "never a negative remaining")
+	must.NoError(t, err)
+	expect.Equal(t, int64(0), d.Remaining, "never a negative remaining")
 }
 
 // The one-word forms re-express as Reexpress does on the State, and never
@@ -153,23 +152,23 @@ func TestReexpressWordsMatchStates(t *testing.T) {
 				if alg.OneWord() {
 					got := req.ReexpressWord(st[0].T, old.WordUnit(), now)
 					if old.WordUnit() != req.WordUnit() {
-						assert.NotEqual(t, st[0].T, got, "another word")
+						expect.NotEqual(t, st[0].T, got, "another word")
 					}
-					assert.InDelta(t, want[0].T, got, 1)
+					expect.InDelta(t, want[0].T, got, 1)
 					return
 				}
 				from, ok := old.WindowPacking()
-				require.True(t, ok)
+				must.True(t, ok)
 				to, ok := req.WindowPacking()
-				require.True(t, ok)
+				must.True(t, ok)
 				word, ok := from.Pack(st[0])
-				require.True(t, ok)
+				must.True(t, ok)
 				got := to.Unpack(req.ReexpressWindowWord(word, from, now))
 				if from == to {
 					got = st[0]
 				}
-				assert.Equal(t, want[0], got)
-				assert.Equal(t, want[0], req.UnpackUnder(word, from, now))
+				expect.Equal(t, want[0], got)
+				expect.Equal(t, want[0], req.UnpackUnder(word, from, now))
 			})
 		}
 	}
@@ -180,10 +179,10 @@ func TestIdentity(t *testing.T) {
 	id := func(alg core.Algorithm, ls ...core.Limit) uint64 {
 		return (&core.TakeRequest{Algorithm: alg, Limits: ls}).Identity()
 	}
-	assert.Equal(t, id(core.GCRA, core.PerHour(5)), id(core.GCRA, core.PerHour(10).WithBurst(3)))
-	assert.NotEqual(t, id(core.GCRA, core.PerHour(5)), id(core.TokenBucket, core.PerHour(5)))
-	assert.NotEqual(t, id(core.GCRA, core.PerHour(5)), id(core.GCRA, core.PerHour(5), core.Every(50, 24*time.Hour)))
-	assert.True(t, core.SameFigures([]core.Limit{core.PerHour(5).Named("a")}, []core.Limit{core.PerHour(5)}))
-	assert.False(t, core.SameFigures([]core.Limit{core.PerHour(5)}, []core.Limit{core.PerHour(5).WithBurst(2)}))
-	assert.False(t, core.SameFigures([]core.Limit{core.PerHour(5)}, nil))
+	expect.Equal(t, id(core.GCRA, core.PerHour(5)), id(core.GCRA, core.PerHour(10).WithBurst(3)))
+	expect.NotEqual(t, id(core.GCRA, core.PerHour(5)), id(core.TokenBucket, core.PerHour(5)))
+	expect.NotEqual(t, id(core.GCRA, core.PerHour(5)), id(core.GCRA, core.PerHour(5), core.Every(50, 24*time.Hour)))
+	expect.True(t, core.SameFigures([]core.Limit{core.PerHour(5).Named("a")}, []core.Limit{core.PerHour(5)}))
+	expect.False(t, core.SameFigures([]core.Limit{core.PerHour(5)}, []core.Limit{core.PerHour(5).WithBurst(2)}))
+	expect.False(t, core.SameFigures([]core.Limit{core.PerHour(5)}, nil))
 }

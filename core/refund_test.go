@@ -7,10 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 // refundState gives back n admitted at adm from s under l at now, through
@@ -23,10 +22,10 @@ func refundState(t *testing.T, alg core.Algorithm, s core.State, l core.Limit, n
 		req.Admitted = time.UnixMicro(adm)
 	}
 	var d core.Decision
-	require.NoError(t, req.Decide(&d, st, now))
+	must.NoError(t, req.Decide(&d, st, now))
 	peek, err := alg.ApplyAll([]core.State{clone(st[0])}, req.Limits, 0, now)
-	require.NoError(t, err)
-	assert.Equal(t, peek, d, "a refund replies as a peek of the state it leaves")
+	must.NoError(t, err)
+	expect.Equal(t, peek, d, "a refund replies as a peek of the state it leaves")
 	return st[0]
 }
 
@@ -54,7 +53,7 @@ func TestRefundMeters(t *testing.T) {
 		for _, c := range cases {
 			t.Run(alg.String()+"/"+c.name, func(t *testing.T) {
 				got := refundState(t, alg, core.State{T: c.t}, l, c.n, c.adm, now)
-				assert.Equal(t, c.want, got.T)
+				expect.Equal(t, c.want, got.T)
 			})
 		}
 	}
@@ -86,9 +85,9 @@ func TestRefundWindows(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			got := refundState(t, c.alg, c.before, l, c.n, c.adm, now)
-			assert.Equal(t, c.before.T, got.T, "the window stays")
-			assert.Equal(t, c.wantN, got.N, "count")
-			assert.Equal(t, c.wantP, got.P, "previous count")
+			expect.Equal(t, c.before.T, got.T, "the window stays")
+			expect.Equal(t, c.wantN, got.N, "count")
+			expect.Equal(t, c.wantP, got.P, "previous count")
 		})
 	}
 }
@@ -122,7 +121,7 @@ func TestRefundSlidingLog(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			got := refundState(t, core.SlidingLog, ring, l, c.n, c.adm, c.now)
-			assert.Equal(t, c.want, entries(got))
+			expect.Equal(t, c.want, entries(got))
 		})
 	}
 }
@@ -149,8 +148,8 @@ func TestAdvanceWordRefundsAsDecide(t *testing.T) {
 			word := req.AdvanceWord(st.T, now)
 			var d core.Decision
 			states := []core.State{st}
-			require.NoError(t, req.Decide(&d, states, now))
-			require.Equal(t, states[0].T, word, "%s: T %d, refund %d admitted %s", alg, st.T, -req.Cost, req.Admitted)
+			must.NoError(t, req.Decide(&d, states, now))
+			must.Equal(t, states[0].T, word, "%s: T %d, refund %d admitted %s", alg, st.T, -req.Cost, req.Admitted)
 		}
 	}
 }
@@ -179,10 +178,10 @@ func TestRefundBadRequests(t *testing.T) {
 			states := c.edit(&req)
 			var d core.Decision
 			var err error
-			require.NotPanics(t, func() { err = req.Decide(&d, states, c.now) })
-			require.ErrorIs(t, err, c.want)
-			assert.Equal(t, core.Decision{}, d)
-			assert.Equal(t, int64(12345), req.AdvanceWord(12345, c.now), "a bad refund leaves the word alone")
+			must.NotPanics(t, func() { err = req.Decide(&d, states, c.now) })
+			must.ErrorIs(t, err, c.want)
+			expect.Equal(t, core.Decision{}, d)
+			expect.Equal(t, int64(12345), req.AdvanceWord(12345, c.now), "a bad refund leaves the word alone")
 		})
 	}
 	t.Run("a bad second limit changes no state", func(t *testing.T) {
@@ -190,20 +189,20 @@ func TestRefundBadRequests(t *testing.T) {
 		req.Limits = []core.Limit{core.PerSecond(2), {Rate: 1}}
 		states := []core.State{{T: now - now%1_000_000, N: 2}, {}}
 		var d core.Decision
-		require.ErrorIs(t, req.Decide(&d, states, now), core.ErrInvalidLimit)
-		assert.Equal(t, int64(2), states[0].N)
+		must.ErrorIs(t, req.Decide(&d, states, now), core.ErrInvalidLimit)
+		expect.Equal(t, int64(2), states[0].N)
 	})
 	t.Run("most negative cost", func(t *testing.T) {
 		req := good
 		req.Cost = math.MinInt64
 		states := []core.State{{T: now - now%1_000_000, N: 2}}
 		var d core.Decision
-		require.NoError(t, req.Decide(&d, states, now))
-		assert.Equal(t, int64(0), states[0].N, "gives back everything, not a negative amount")
+		must.NoError(t, req.Decide(&d, states, now))
+		expect.Equal(t, int64(0), states[0].N, "gives back everything, not a negative amount")
 	})
 	t.Run("ApplyAll still refuses negative costs", func(t *testing.T) {
 		_, err := core.GCRA.ApplyAll([]core.State{{}}, good.Limits, -1, now)
-		assert.ErrorIs(t, err, core.ErrInvalidCost)
+		expect.ErrorIs(t, err, core.ErrInvalidCost)
 	})
 }
 
@@ -214,13 +213,13 @@ func TestSpendAndRefundAllocateNothing(t *testing.T) {
 		t.Run(alg.String(), func(t *testing.T) {
 			clk := core.NewManualClock(time.UnixMicro(hms(5, 0, 0)))
 			lim, err := core.NewLimiter(newMemStore(t), alg, core.PerSecond(1_000_000), core.WithClock(clk))
-			require.NoError(t, err)
+			must.NoError(t, err)
 			ctx := context.Background()
 			d, err := lim.Allow(ctx, "hot")
-			require.NoError(t, err)
-			require.True(t, d.Allowed)
-			assert.Zero(t, testing.AllocsPerRun(100, func() { d, _ = lim.Allow(ctx, "hot") }), "spend")
-			assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = lim.Refund(ctx, "hot", 1, d) }), "refund")
+			must.NoError(t, err)
+			must.True(t, d.Allowed)
+			expect.Zero(t, testing.AllocsPerRun(100, func() { d, _ = lim.Allow(ctx, "hot") }), "spend")
+			expect.Zero(t, testing.AllocsPerRun(100, func() { _, _ = lim.Refund(ctx, "hot", 1, d) }), "refund")
 		})
 	}
 }

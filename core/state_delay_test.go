@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 // TestApplyAllDelayIsLongest checks that an admitted request under several
@@ -21,9 +21,9 @@ func TestApplyAllDelayIsLongest(t *testing.T) {
 	var err error
 	for range 2 {
 		d, err = LeakyBucket.ApplyAll(states, limits, 1, now)
-		require.NoError(t, err)
+		must.NoError(t, err)
 	}
-	require.True(t, d.Allowed)
-	require.Equal(t, 1, d.Index)
-	require.Equal(t, time.Second, d.Delay, "the slow limit's slot")
+	must.True(t, d.Allowed)
+	must.Equal(t, 1, d.Index)
+	must.Equal(t, time.Second, d.Delay, "the slow limit's slot")
 }

@@ -4,10 +4,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 // drained spends a whole 10/s quota at now and returns the state.
@@ -15,8 +14,8 @@ func drained(t *testing.T, alg core.Algorithm, l core.Limit, now int64) core.Sta
 	t.Helper()
 	var s core.State
 	d, err := applyMicros(alg, &s, l, l.Rate, now)
-	require.NoError(t, err)
-	require.True(t, d.Allowed)
+	must.NoError(t, err)
+	must.True(t, d.Allowed)
 	return s
 }
 
@@ -33,15 +32,15 @@ func TestClockStepsBack(t *testing.T) {
 				s := drained(t, alg, l, now)
 				at := now - us(back)
 				d, err := applyMicros(alg, &s, l, 1, at)
-				require.NoError(t, err)
-				require.False(t, d.Allowed, "no quota minted at the step")
-				assert.LessOrEqual(t, d.RetryAfter, 2*l.Period, "recovers within two periods, not after the step")
+				must.NoError(t, err)
+				must.False(t, d.Allowed, "no quota minted at the step")
+				expect.LessOrEqual(t, d.RetryAfter, 2*l.Period, "recovers within two periods, not after the step")
 				if alg.OneWord() {
-					assert.Equal(t, l.EmissionInterval(), d.RetryAfter, "an empty meter at the new now")
+					expect.Equal(t, l.EmissionInterval(), d.RetryAfter, "an empty meter at the new now")
 				}
 				got := admittedOver(t, alg, &s, l, at, at+us(d.RetryAfter)+us(l.Period))
-				assert.Positive(t, got, "the key recovers after Retry-After")
-				assert.LessOrEqual(t, got, l.Rate+1, "at most a period's worth (and the boundary) after the step")
+				expect.Positive(t, got, "the key recovers after Retry-After")
+				expect.LessOrEqual(t, got, l.Rate+1, "at most a period's worth (and the boundary) after the step")
 			})
 		}
 	}
@@ -55,7 +54,7 @@ func admittedOver(t *testing.T, alg core.Algorithm, s *core.State, l core.Limit,
 	for at := from; at < to; at += 1000 {
 		b := clone(*s)
 		d, err := applyMicros(alg, s, l, 1, at)
-		require.NoError(t, err)
+		must.NoError(t, err)
 		checkDecision(t, alg, b, clone(*s), l, 1, at, d)
 		if d.Allowed {
 			n++
@@ -73,12 +72,12 @@ func TestClockSmallStepKeepsState(t *testing.T) {
 		t.Run(alg.String(), func(t *testing.T) {
 			var s core.State
 			_, err := applyMicros(alg, &s, l, 5, now)
-			require.NoError(t, err)
+			must.NoError(t, err)
 			before := s
 			d, err := applyMicros(alg, &s, l, 0, now-10_000)
-			require.NoError(t, err)
-			assert.Equal(t, int64(4), d.Remaining, "no refill until the clock catches up: T is 510 ms ahead")
-			assert.Equal(t, before, s)
+			must.NoError(t, err)
+			expect.Equal(t, int64(4), d.Remaining, "no refill until the clock catches up: T is 510 ms ahead")
+			expect.Equal(t, before, s)
 		})
 	}
 }
@@ -94,15 +93,15 @@ func TestClockStepPeekAndDenial(t *testing.T) {
 			at := now - us(time.Hour)
 			before := clone(s)
 			peek, err := applyMicros(alg, &s, l, 0, at)
-			require.NoError(t, err)
-			assert.Equal(t, before, s, "a peek writes nothing")
+			must.NoError(t, err)
+			expect.Equal(t, before, s, "a peek writes nothing")
 			d, err := applyMicros(alg, &s, l, 1, at)
-			require.NoError(t, err)
-			require.False(t, d.Allowed)
-			assert.NotEqual(t, before, s, "a denied spend rebases")
+			must.NoError(t, err)
+			must.False(t, d.Allowed)
+			expect.NotEqual(t, before, s, "a denied spend rebases")
 			again, err := applyMicros(alg, &s, l, 0, at)
-			require.NoError(t, err)
-			assert.Equal(t, peek, again, "the peek saw the rebased state")
+			must.NoError(t, err)
+			expect.Equal(t, peek, again, "the peek saw the rebased state")
 		})
 	}
 }
@@ -118,11 +117,11 @@ func TestClockStepRefund(t *testing.T) {
 			req := core.TakeRequest{Algorithm: alg, Limits: []core.Limit{l}, Cost: -3, Now: time.UnixMicro(at), Admitted: time.UnixMicro(now)}
 			states := []core.State{s}
 			var d core.Decision
-			require.NoError(t, req.Decide(&d, states, at))
-			assert.LessOrEqual(t, d.Remaining, int64(3), "at most what was given back")
+			must.NoError(t, req.Decide(&d, states, at))
+			expect.LessOrEqual(t, d.Remaining, int64(3), "at most what was given back")
 			s = states[0]
 			got := admittedOver(t, alg, &s, l, at, at+1000)
-			assert.LessOrEqual(t, got, int64(3), "no more than the refund admits at once")
+			expect.LessOrEqual(t, got, int64(3), "no more than the refund admits at once")
 		})
 	}
 }
@@ -152,11 +151,11 @@ func TestAdvanceWordRebases(t *testing.T) {
 			t.Run(alg.String()+"/"+c.name, func(t *testing.T) {
 				req := core.TakeRequest{Algorithm: alg, Limits: []core.Limit{l}, Cost: c.cost, Now: time.UnixMicro(now)}
 				got := req.AdvanceWord(c.t, now)
-				assert.Equal(t, c.want, got)
+				expect.Equal(t, c.want, got)
 				var d core.Decision
 				states := []core.State{{T: c.t}}
-				require.NoError(t, req.Decide(&d, states, now))
-				assert.Equal(t, got, states[0].T, "Decide leaves what AdvanceWord swaps in")
+				must.NoError(t, req.Decide(&d, states, now))
+				expect.Equal(t, got, states[0].T, "Decide leaves what AdvanceWord swaps in")
 			})
 		}
 	}

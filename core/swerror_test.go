@@ -6,10 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 // swTrace is a long random trace for one client: a Poisson process whose rate
@@ -96,7 +95,7 @@ func measureSlidingWindow(t *testing.T, l core.Limit, arrivals []int64) swErrors
 		inWindow := int64(len(window) - head)
 		exact := inWindow+1 <= l.Rate
 		d, err := applyMicros(core.SlidingWindow, &s, l, 1, at)
-		require.NoError(t, err)
+		must.NoError(t, err)
 		if ref.allow(at) != d.Allowed {
 			t.Fatalf("at %d the counter decided %v, its defining formula the opposite", at, d.Allowed)
 		}
@@ -170,7 +169,7 @@ func TestSlidingWindowError(t *testing.T) {
 			logAdmitted := 0
 			for _, at := range arrivals {
 				d, err := applyMicros(core.SlidingLog, &log, l, 1, at)
-				require.NoError(t, err)
+				must.NoError(t, err)
 				if d.Allowed {
 					logAdmitted++
 				}
@@ -179,9 +178,9 @@ func TestSlidingWindowError(t *testing.T) {
 				tt.name, e.requests, days, e.admitted, logAdmitted, 100*e.wrong(),
 				e.wronglyAllowed, 100*float64(e.wronglyAllowed)/float64(e.requests),
 				e.wronglyDenied, 100*float64(e.wronglyDenied)/float64(e.requests), e.overshoot)
-			assert.Less(t, e.wrong(), tt.bound)
-			assert.LessOrEqual(t, e.overshoot, l.Rate)
-			assert.False(t, math.IsNaN(e.wrong()))
+			expect.Less(t, e.wrong(), tt.bound)
+			expect.LessOrEqual(t, e.overshoot, l.Rate)
+			expect.False(t, math.IsNaN(e.wrong()))
 		})
 	}
 }

@@ -6,10 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 // The encodings plug into every library that knows the encoding interfaces.
@@ -49,16 +48,16 @@ func TestLimitTextRoundTrip(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			text, err := tt.limit.MarshalText()
-			require.NoError(t, err)
-			assert.Equal(t, tt.text, string(text))
+			must.NoError(t, err)
+			expect.Equal(t, tt.text, string(text))
 
 			var back core.Limit
-			require.NoError(t, back.UnmarshalText(text))
-			assert.Equal(t, tt.limit, back)
+			must.NoError(t, back.UnmarshalText(text))
+			expect.Equal(t, tt.limit, back)
 
 			parsed, err := core.ParseLimit(tt.text)
-			require.NoError(t, err)
-			assert.Equal(t, parsed, back, "UnmarshalText reads as ParseLimit does")
+			must.NoError(t, err)
+			expect.Equal(t, parsed, back, "UnmarshalText reads as ParseLimit does")
 		})
 	}
 }
@@ -68,13 +67,13 @@ func TestLimitTextRoundTrip(t *testing.T) {
 func TestLimitTextLeavesOutNameAndZeroBurst(t *testing.T) {
 	l := core.Limit{Rate: 3, Period: time.Minute, Name: `a "quoted" name`}
 	text, err := l.MarshalText()
-	require.NoError(t, err, "the name is not written, so it is not checked")
-	assert.Equal(t, "3/m", string(text))
+	must.NoError(t, err, "the name is not written, so it is not checked")
+	expect.Equal(t, "3/m", string(text))
 
 	var back core.Limit
-	require.NoError(t, back.UnmarshalText(text))
-	assert.Equal(t, core.PerMinute(3), back)
-	assert.Empty(t, back.Name)
+	must.NoError(t, back.UnmarshalText(text))
+	expect.Equal(t, core.PerMinute(3), back)
+	expect.Empty(t, back.Name)
 }
 
 func TestLimitMarshalTextRefusesInvalidLimits(t *testing.T) {
@@ -93,8 +92,8 @@ func TestLimitMarshalTextRefusesInvalidLimits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			text, err := tt.limit.MarshalText()
-			require.ErrorIs(t, err, core.ErrInvalidLimit)
-			assert.Nil(t, text)
+			must.ErrorIs(t, err, core.ErrInvalidLimit)
+			expect.Nil(t, text)
 		})
 	}
 }
@@ -106,8 +105,8 @@ func TestLimitUnmarshalTextRefusesNonsense(t *testing.T) {
 			before := core.PerSecond(42).Named("kept")
 			l := before
 			err := l.UnmarshalText([]byte(text))
-			require.ErrorIs(t, err, core.ErrInvalidLimit)
-			assert.Equal(t, before, l, "a failed decode leaves the limit as it was")
+			must.ErrorIs(t, err, core.ErrInvalidLimit)
+			expect.Equal(t, before, l, "a failed decode leaves the limit as it was")
 		})
 	}
 }
@@ -116,12 +115,12 @@ func TestAlgorithmTextRoundTrip(t *testing.T) {
 	for _, a := range core.Algorithms() {
 		t.Run(a.String(), func(t *testing.T) {
 			text, err := a.MarshalText()
-			require.NoError(t, err)
-			assert.Equal(t, a.String(), string(text))
+			must.NoError(t, err)
+			expect.Equal(t, a.String(), string(text))
 
 			var back core.Algorithm
-			require.NoError(t, back.UnmarshalText(text))
-			assert.Equal(t, a, back)
+			must.NoError(t, back.UnmarshalText(text))
+			expect.Equal(t, a, back)
 		})
 	}
 }
@@ -140,8 +139,8 @@ func TestAlgorithmUnmarshalTextForms(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
 			var a core.Algorithm
-			require.NoError(t, a.UnmarshalText([]byte(tt.text)))
-			assert.Equal(t, tt.want, a)
+			must.NoError(t, a.UnmarshalText([]byte(tt.text)))
+			expect.Equal(t, tt.want, a)
 		})
 	}
 }
@@ -150,15 +149,15 @@ func TestAlgorithmTextRefusesUnknown(t *testing.T) {
 	for _, a := range []core.Algorithm{0, core.GCRA + 1, 255} {
 		t.Run(a.String(), func(t *testing.T) {
 			text, err := a.MarshalText()
-			require.ErrorIs(t, err, core.ErrInvalidAlgorithm)
-			assert.Nil(t, text)
+			must.ErrorIs(t, err, core.ErrInvalidAlgorithm)
+			expect.Nil(t, text)
 		})
 	}
 	for _, text := range []string{"", "leaky", "gcra2", "token bucket", "\xff"} {
 		t.Run(text, func(t *testing.T) {
 			a := core.SlidingLog
-			require.ErrorIs(t, a.UnmarshalText([]byte(text)), core.ErrInvalidAlgorithm)
-			assert.Equal(t, core.SlidingLog, a, "a failed decode leaves the algorithm as it was")
+			must.ErrorIs(t, a.UnmarshalText([]byte(text)), core.ErrInvalidAlgorithm)
+			expect.Equal(t, core.SlidingLog, a, "a failed decode leaves the algorithm as it was")
 		})
 	}
 }
@@ -180,13 +179,13 @@ func TestTextEncodingsThroughJSON(t *testing.T) {
 		PerAlgo:   map[core.Algorithm]string{core.GCRA: "exact"},
 	}
 	data, err := json.Marshal(in)
-	require.NoError(t, err)
-	assert.JSONEq(t, `{"limit":"10/s burst 20","algorithm":"sliding-window",
+	must.NoError(t, err)
+	expect.JSONEq(t, `{"limit":"10/s burst 20","algorithm":"sliding-window",
 		"more":["100/m","5/1m30s"],"per_algorithm":{"gcra":"exact"}}`, string(data))
 
 	var out jsonConfig
-	require.NoError(t, json.Unmarshal(data, &out))
-	assert.Equal(t, in, out)
+	must.NoError(t, json.Unmarshal(data, &out))
+	expect.Equal(t, in, out)
 }
 
 func TestTextEncodingsThroughJSONRefuseBadValues(t *testing.T) {
@@ -203,14 +202,14 @@ func TestTextEncodingsThroughJSONRefuseBadValues(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out jsonConfig
-			require.ErrorIs(t, json.Unmarshal([]byte(tt.json), &out), tt.want)
+			must.ErrorIs(t, json.Unmarshal([]byte(tt.json), &out), tt.want)
 		})
 	}
 
 	var out jsonConfig
 	var typeErr *json.UnmarshalTypeError
-	require.ErrorAs(t, json.Unmarshal([]byte(`{"limit":5}`), &out), &typeErr, "a limit is text, not a number")
+	must.ErrorAs(t, json.Unmarshal([]byte(`{"limit":5}`), &out), &typeErr, "a limit is text, not a number")
 
 	_, err := json.Marshal(jsonConfig{Algorithm: core.GCRA})
-	require.ErrorIs(t, err, core.ErrInvalidLimit, "a zero limit is not written as text that cannot be read back")
+	must.ErrorIs(t, err, core.ErrInvalidLimit, "a zero limit is not written as text that cannot be read back")
 }

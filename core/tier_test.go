@@ -7,10 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 var tierStart = time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
@@ -19,13 +18,13 @@ func newTierBase(t *testing.T) (*core.Limiter, *core.ManualClock) {
 	t.Helper()
 	clk := core.NewManualClock(tierStart)
 	lim, err := core.NewLimiter(newMemStore(t), core.FixedWindow, core.PerMinute(2), core.WithClock(clk), core.WithNamespace("api"))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	return lim, clk
 }
 
 func TestTierNames(t *testing.T) {
 	base, _ := newTierBase(t)
-	assert.Equal(t, "default", base.Name())
+	expect.Equal(t, "default", base.Name())
 	cases := []struct {
 		name      string
 		limits    []core.Limit
@@ -39,21 +38,21 @@ func TestTierNames(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			tier, err := base.Tier("free", c.limits[0], c.limits[1:]...)
-			require.NoError(t, err)
-			assert.Equal(t, "free", tier.Name())
+			must.NoError(t, err)
+			expect.Equal(t, "free", tier.Name())
 			got := make([]string, 0, len(c.wantNames))
 			for _, l := range tier.Limits() {
 				got = append(got, l.Name)
-				assert.Equal(t, l.Rate, l.Burst, "the burst defaults to the rate")
+				expect.Equal(t, l.Rate, l.Burst, "the burst defaults to the rate")
 			}
-			assert.Equal(t, c.wantNames, got)
-			assert.Equal(t, base.Algorithm(), tier.Algorithm())
-			assert.Same(t, base.Store(), tier.Store())
+			expect.Equal(t, c.wantNames, got)
+			expect.Equal(t, base.Algorithm(), tier.Algorithm())
+			expect.Same(t, base.Store(), tier.Store())
 		})
 	}
 	named, err := core.NewLimiter(newMemStore(t), core.GCRA, core.PerSecond(1).Named("login"))
-	require.NoError(t, err)
-	assert.Equal(t, "login", named.Name())
+	must.NoError(t, err)
+	expect.Equal(t, "login", named.Name())
 }
 
 func TestTierRejects(t *testing.T) {
@@ -84,37 +83,37 @@ func TestTierRejects(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var tier *core.Limiter
 			var err error
-			require.NotPanics(t, func() { tier, err = base.Tier(c.tier, c.limit, c.more...) })
-			require.ErrorIs(t, err, c.want)
-			assert.Nil(t, tier)
+			must.NotPanics(t, func() { tier, err = base.Tier(c.tier, c.limit, c.more...) })
+			must.ErrorIs(t, err, c.want)
+			expect.Nil(t, tier)
 		})
 	}
 	tier, err := base.Tier(strings.Repeat("n", 64), core.PerSecond(1))
-	require.NoError(t, err, "64 bytes is allowed")
-	assert.Len(t, tier.Name(), 64)
+	must.NoError(t, err, "64 bytes is allowed")
+	expect.Len(t, tier.Name(), 64)
 }
 
 func TestTierKeepsStateApart(t *testing.T) {
 	base, _ := newTierBase(t)
 	ctx := context.Background()
 	free, err := base.Tier("free", core.PerMinute(1))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	paid, err := base.Tier("paid", core.PerMinute(3))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	for i, want := range []bool{true, false} {
 		d, err := free.Allow(ctx, "user")
-		require.NoError(t, err)
-		assert.Equal(t, want, d.Allowed, "free request %d", i)
+		must.NoError(t, err)
+		expect.Equal(t, want, d.Allowed, "free request %d", i)
 	}
 	for i, want := range []bool{true, true, true, false} {
 		d, err := paid.Allow(ctx, "user")
-		require.NoError(t, err)
-		assert.Equal(t, want, d.Allowed, "paid request %d", i)
-		assert.Equal(t, "paid", d.Limit.Name)
+		must.NoError(t, err)
+		expect.Equal(t, want, d.Allowed, "paid request %d", i)
+		expect.Equal(t, "paid", d.Limit.Name)
 	}
 	d, err := base.Peek(ctx, "user")
-	require.NoError(t, err)
-	assert.Equal(t, int64(2), d.Remaining, "the base limiter's count is its own")
+	must.NoError(t, err)
+	expect.Equal(t, int64(2), d.Remaining, "the base limiter's count is its own")
 }
 
 func TestPeekChangesNothing(t *testing.T) {
@@ -122,15 +121,15 @@ func TestPeekChangesNothing(t *testing.T) {
 		t.Run(alg.String(), func(t *testing.T) {
 			clk := core.NewManualClock(tierStart)
 			lim, err := core.NewLimiter(newMemStore(t), alg, core.PerMinute(3), core.WithClock(clk))
-			require.NoError(t, err)
+			must.NoError(t, err)
 			ctx := context.Background()
 			_, err = lim.Allow(ctx, "k")
-			require.NoError(t, err)
+			must.NoError(t, err)
 			for range 3 {
 				d, err := lim.Peek(ctx, "k")
-				require.NoError(t, err)
-				assert.True(t, d.Allowed)
-				assert.Equal(t, int64(2), d.Remaining)
+				must.NoError(t, err)
+				expect.True(t, d.Allowed)
+				expect.Equal(t, int64(2), d.Remaining)
 			}
 		})
 	}
@@ -141,20 +140,20 @@ func TestReset(t *testing.T) {
 	ctx := context.Background()
 	for range 2 {
 		_, err := base.Allow(ctx, "k")
-		require.NoError(t, err)
+		must.NoError(t, err)
 	}
 	d, err := base.Peek(ctx, "k")
-	require.NoError(t, err)
-	require.Equal(t, int64(0), d.Remaining)
-	require.NoError(t, base.Reset(ctx, "k"))
+	must.NoError(t, err)
+	must.Equal(t, int64(0), d.Remaining)
+	must.NoError(t, base.Reset(ctx, "k"))
 	d, err = base.Peek(ctx, "k")
-	require.NoError(t, err)
-	assert.Equal(t, int64(2), d.Remaining, "the key starts fresh")
-	assert.NoError(t, base.Reset(ctx, "never seen"), "resetting an unknown key is not an error")
+	must.NoError(t, err)
+	expect.Equal(t, int64(2), d.Remaining, "the key starts fresh")
+	expect.NoError(t, base.Reset(ctx, "never seen"), "resetting an unknown key is not an error")
 
 	plain, err := core.NewLimiter(&recordingStore{}, core.GCRA, core.PerSecond(1))
-	require.NoError(t, err)
-	assert.ErrorIs(t, plain.Reset(ctx, "k"), core.ErrUnsupported)
+	must.NoError(t, err)
+	expect.ErrorIs(t, plain.Reset(ctx, "k"), core.ErrUnsupported)
 }
 
 // Refund hands the store one request: the cost given back (clamped to what
@@ -165,13 +164,13 @@ func TestRefundRequest(t *testing.T) {
 	st := newMemStore(t)
 	rec := &recordingStore{}
 	lim, err := core.NewLimiter(st, core.SlidingWindow, core.PerMinute(5), core.WithClock(clk))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	spy, err := core.NewLimiter(rec, core.SlidingWindow, core.PerMinute(5), core.WithClock(clk))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	admitted, err := lim.AllowN(ctx, "k", 2)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	peek, err := lim.Peek(ctx, "k")
-	require.NoError(t, err)
+	must.NoError(t, err)
 	clk.Advance(3 * time.Second)
 
 	cases := []struct {
@@ -188,49 +187,49 @@ func TestRefundRequest(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, _ = spy.Refund(ctx, "k", c.n, c.admitted)
-			assert.Equal(t, c.wantCost, rec.last.Cost)
-			assert.True(t, c.wantAdmitted.Equal(rec.last.Admitted), "admitted at %s", rec.last.Admitted)
-			assert.Equal(t, clk.Now(), rec.last.Now)
+			expect.Equal(t, c.wantCost, rec.last.Cost)
+			expect.True(t, c.wantAdmitted.Equal(rec.last.Admitted), "admitted at %s", rec.last.Admitted)
+			expect.Equal(t, clk.Now(), rec.last.Now)
 		})
 	}
 	t.Run("a peek spent nothing", func(t *testing.T) {
 		d, err := lim.Refund(ctx, "k", 1, peek)
-		require.NoError(t, err)
-		assert.Equal(t, int64(3), d.Remaining, "nothing given back")
+		must.NoError(t, err)
+		expect.Equal(t, int64(3), d.Remaining, "nothing given back")
 	})
 	t.Run("a clock that stepped back", func(t *testing.T) {
 		clk.Set(tierStart.Add(-time.Second))
 		_, _ = spy.Refund(ctx, "k", 1, admitted)
-		assert.Equal(t, time.Time{}, rec.last.Admitted, "an admission after now counts as now")
+		expect.Equal(t, time.Time{}, rec.last.Admitted, "an admission after now counts as now")
 		clk.Set(tierStart.Add(3 * time.Second))
 	})
 	t.Run("a store error", func(t *testing.T) {
 		rec.err = errors.New("down")
 		_, err := spy.Refund(ctx, "k", 1, admitted)
-		assert.ErrorIs(t, err, rec.err)
+		expect.ErrorIs(t, err, rec.err)
 		rec.err = nil
 	})
 	d, err := lim.Refund(ctx, "k", 2, admitted)
-	require.NoError(t, err)
-	assert.Equal(t, int64(5), d.Remaining, "given back whole")
+	must.NoError(t, err)
+	expect.Equal(t, int64(5), d.Remaining, "given back whole")
 }
 
 func TestRefundRejects(t *testing.T) {
 	ctx := context.Background()
 	lim, err := core.NewLimiter(newMemStore(t), core.SlidingWindow, core.PerMinute(5), core.WithClock(core.NewManualClock(tierStart)))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	admitted, err := lim.AllowN(ctx, "k", 2)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	denied, err := lim.AllowN(ctx, "k", 4)
-	require.NoError(t, err)
-	require.False(t, denied.Allowed)
+	must.NoError(t, err)
+	must.False(t, denied.Allowed)
 	for _, n := range []int64{0, -3} {
 		_, err := lim.Refund(ctx, "k", n, admitted)
-		assert.ErrorIs(t, err, core.ErrInvalidCost, "n = %d", n)
+		expect.ErrorIs(t, err, core.ErrInvalidCost, "n = %d", n)
 	}
 	_, err = lim.Refund(ctx, "k", 1, denied)
-	assert.ErrorIs(t, err, core.ErrInvalidCost)
+	expect.ErrorIs(t, err, core.ErrInvalidCost)
 	d, err := lim.Peek(ctx, "k")
-	require.NoError(t, err)
-	assert.Equal(t, int64(3), d.Remaining, "nothing changed")
+	must.NoError(t, err)
+	expect.Equal(t, int64(3), d.Remaining, "nothing changed")
 }

@@ -7,10 +7,9 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 // timerClock reads time.Now: inside a synctest bubble, the bubble's fake time,
@@ -34,31 +33,31 @@ func TestLimiterWait(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				l, err := core.NewLimiter(newMemStore(t), tt.alg, core.PerSecond(2), core.WithClock(timerClock{}))
-				require.NoError(t, err)
+				must.NoError(t, err)
 				ctx := context.Background()
 				start := time.Now()
 				for range 2 {
 					d, err := l.Wait(ctx, "k")
-					require.NoError(t, err)
-					assert.True(t, d.Allowed)
+					must.NoError(t, err)
+					expect.True(t, d.Allowed)
 				}
-				assert.Zero(t, time.Since(start), "the first two pass at once")
+				expect.Zero(t, time.Since(start), "the first two pass at once")
 				d, err := l.Wait(ctx, "k")
-				require.NoError(t, err)
-				assert.True(t, d.Allowed)
+				must.NoError(t, err)
+				expect.True(t, d.Allowed)
 				waited := time.Since(start)
-				assert.Positive(t, waited)
-				assert.LessOrEqual(t, waited, 2*time.Second, "the sliding window waits into the next window")
+				expect.Positive(t, waited)
+				expect.LessOrEqual(t, waited, 2*time.Second, "the sliding window waits into the next window")
 				// The wait was exactly what the denial said.
 				l2, err := core.NewLimiter(newMemStore(t), tt.alg, core.PerSecond(2), core.WithClock(core.NewManualClock(start)))
-				require.NoError(t, err)
+				must.NoError(t, err)
 				var denied core.Decision
 				for range 3 {
 					denied, err = l2.Allow(ctx, "k")
-					require.NoError(t, err)
+					must.NoError(t, err)
 				}
-				require.False(t, denied.Allowed)
-				assert.Equal(t, denied.RetryAfter, waited)
+				must.False(t, denied.Allowed)
+				expect.Equal(t, denied.RetryAfter, waited)
 			})
 		})
 	}
@@ -69,7 +68,7 @@ func TestLimiterWait(t *testing.T) {
 func TestLimiterWaitLeakyBucket(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l, err := core.NewLimiter(newMemStore(t), core.LeakyBucket, core.PerSecond(10).WithBurst(3), core.WithClock(timerClock{}))
-		require.NoError(t, err)
+		must.NoError(t, err)
 		start := time.Now()
 		var mu sync.Mutex
 		var left []time.Duration
@@ -77,8 +76,8 @@ func TestLimiterWaitLeakyBucket(t *testing.T) {
 		for range 5 {
 			wg.Go(func() {
 				d, err := l.Wait(context.Background(), "k")
-				assert.NoError(t, err)
-				assert.True(t, d.Allowed)
+				expect.NoError(t, err)
+				expect.True(t, d.Allowed)
 				mu.Lock()
 				left = append(left, time.Since(start))
 				mu.Unlock()
@@ -89,7 +88,7 @@ func TestLimiterWaitLeakyBucket(t *testing.T) {
 		// Three fit the queue at once and leave at 0, 100 and 200 ms; the other
 		// two are denied, retry when the queue has room, and leave at 300 and
 		// 400 ms.
-		assert.ElementsMatch(t, []time.Duration{0, 100 * ms, 200 * ms, 300 * ms, 400 * ms}, left)
+		expect.ElementsMatch(t, []time.Duration{0, 100 * ms, 200 * ms, 300 * ms, 400 * ms}, left)
 	})
 }
 
@@ -98,10 +97,10 @@ func TestLimiterWaitLeakyBucket(t *testing.T) {
 func exhausted(t *testing.T, clk core.Clock) *core.Limiter {
 	t.Helper()
 	l, err := core.NewLimiter(newMemStore(t), core.GCRA, core.PerSecond(1), core.WithClock(clk))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	d, err := l.Allow(context.Background(), "k")
-	require.NoError(t, err)
-	require.True(t, d.Allowed)
+	must.NoError(t, err)
+	must.True(t, d.Allowed)
 	return l
 }
 
@@ -113,29 +112,29 @@ func TestLimiterWaitGivesUpOnCancel(t *testing.T) {
 			time.AfterFunc(300*time.Millisecond, cancel)
 			start := time.Now()
 			d, err := l.Wait(ctx, "k")
-			require.ErrorIs(t, err, context.Canceled)
-			assert.False(t, d.Allowed)
-			assert.Equal(t, 300*time.Millisecond, time.Since(start))
+			must.ErrorIs(t, err, context.Canceled)
+			expect.False(t, d.Allowed)
+			expect.Equal(t, 300*time.Millisecond, time.Since(start))
 			// Nothing was spent: the next token is still due at 1 s.
 			d, err = l.AllowN(context.Background(), "k", 0)
-			require.NoError(t, err)
-			assert.Equal(t, int64(0), d.Remaining)
+			must.NoError(t, err)
+			expect.Equal(t, int64(0), d.Remaining)
 			time.Sleep(700 * time.Millisecond) // fake time, inside the bubble
 			d, err = l.Allow(context.Background(), "k")
-			require.NoError(t, err)
-			assert.True(t, d.Allowed)
+			must.NoError(t, err)
+			expect.True(t, d.Allowed)
 		})
 	})
 	t.Run("context already ended", func(t *testing.T) {
 		st := &recordingStore{}
 		l, err := core.NewLimiter(st, core.GCRA, core.PerSecond(1), core.WithClock(core.NewManualClock(time.UnixMicro(hms(0, 0, 0)))))
-		require.NoError(t, err)
+		must.NoError(t, err)
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		d, err := l.Wait(ctx, "k")
-		require.ErrorIs(t, err, context.Canceled)
-		assert.Equal(t, core.Decision{}, d)
-		assert.Zero(t, st.calls, "nothing spent")
+		must.ErrorIs(t, err, context.Canceled)
+		expect.Equal(t, core.Decision{}, d)
+		expect.Zero(t, st.calls, "nothing spent")
 	})
 }
 
@@ -147,10 +146,10 @@ func TestLimiterWaitGivesUpAtDeadline(t *testing.T) {
 			defer cancel()
 			start := time.Now()
 			d, err := l.Wait(ctx, "k")
-			require.ErrorIs(t, err, core.ErrWouldExceed)
-			assert.Contains(t, err.Error(), "next admission in 1s")
-			assert.False(t, d.Allowed)
-			assert.Zero(t, time.Since(start), "gives up at once")
+			must.ErrorIs(t, err, core.ErrWouldExceed)
+			expect.Contains(t, err.Error(), "next admission in 1s")
+			expect.False(t, d.Allowed)
+			expect.Zero(t, time.Since(start), "gives up at once")
 		})
 	})
 	t.Run("deadline far enough", func(t *testing.T) {
@@ -160,9 +159,9 @@ func TestLimiterWaitGivesUpAtDeadline(t *testing.T) {
 			defer cancel()
 			start := time.Now()
 			d, err := l.Wait(ctx, "k")
-			require.NoError(t, err)
-			assert.True(t, d.Allowed)
-			assert.Equal(t, time.Second, time.Since(start))
+			must.NoError(t, err)
+			expect.True(t, d.Allowed)
+			expect.Equal(t, time.Second, time.Since(start))
 		})
 	})
 	// The limiter's clock may disagree with the timers' (a store's server
@@ -174,9 +173,9 @@ func TestLimiterWaitGivesUpAtDeadline(t *testing.T) {
 			defer cancel()
 			start := time.Now()
 			d, err := l.Wait(ctx, "k")
-			require.NoError(t, err)
-			assert.True(t, d.Allowed)
-			assert.Equal(t, time.Second, time.Since(start))
+			must.NoError(t, err)
+			expect.True(t, d.Allowed)
+			expect.Equal(t, time.Second, time.Since(start))
 		})
 	})
 }
@@ -187,16 +186,16 @@ func TestLimiterWaitRejectsCost(t *testing.T) {
 			l := exhausted(t, timerClock{})
 			start := time.Now()
 			d, err := l.WaitN(context.Background(), "k", 2)
-			require.ErrorIs(t, err, core.ErrWouldExceed)
-			assert.Contains(t, err.Error(), "cost 2 exceeds the capacity of 1/s")
-			assert.True(t, d.Exceeds)
-			assert.Zero(t, time.Since(start))
+			must.ErrorIs(t, err, core.ErrWouldExceed)
+			expect.Contains(t, err.Error(), "cost 2 exceeds the capacity of 1/s")
+			expect.True(t, d.Exceeds)
+			expect.Zero(t, time.Since(start))
 		})
 	})
 	t.Run("negative cost", func(t *testing.T) {
 		l := exhausted(t, core.NewManualClock(time.UnixMicro(hms(0, 0, 0))))
 		_, err := l.WaitN(context.Background(), "k", -1)
-		require.ErrorIs(t, err, core.ErrInvalidCost)
+		must.ErrorIs(t, err, core.ErrInvalidCost)
 	})
 }
 
@@ -206,44 +205,44 @@ func TestLimiterWaitLeakyBucketGivesUp(t *testing.T) {
 	t.Run("leaky bucket delay past the deadline", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			l, err := core.NewLimiter(newMemStore(t), core.LeakyBucket, core.PerSecond(1).WithBurst(5), core.WithClock(timerClock{}))
-			require.NoError(t, err)
+			must.NoError(t, err)
 			_, err = l.Allow(context.Background(), "k")
-			require.NoError(t, err)
+			must.NoError(t, err)
 			ctx, cancel := context.WithTimeout(context.Background(), 999*time.Millisecond)
 			defer cancel()
 			start := time.Now()
 			_, err = l.Wait(ctx, "k")
-			require.ErrorIs(t, err, core.ErrWouldExceed)
-			assert.Contains(t, err.Error(), "queued for 1s")
-			assert.Zero(t, time.Since(start), "gives up at once")
+			must.ErrorIs(t, err, core.ErrWouldExceed)
+			expect.Contains(t, err.Error(), "queued for 1s")
+			expect.Zero(t, time.Since(start), "gives up at once")
 			// The queue was not touched: the next request still gets the 1 s slot.
 			d, err := l.Allow(context.Background(), "k")
-			require.NoError(t, err)
-			assert.Equal(t, time.Second, d.Delay)
+			must.NoError(t, err)
+			expect.Equal(t, time.Second, d.Delay)
 			// With a deadline that leaves time for the Delay, it waits it out.
 			ctx, cancel = context.WithTimeout(context.Background(), 2*time.Second+time.Millisecond)
 			defer cancel()
 			d, err = l.Wait(ctx, "k")
-			require.NoError(t, err)
-			assert.Equal(t, 2*time.Second, d.Delay)
-			assert.Equal(t, 2*time.Second, time.Since(start))
+			must.NoError(t, err)
+			expect.Equal(t, 2*time.Second, d.Delay)
+			expect.Equal(t, 2*time.Second, time.Since(start))
 		})
 	})
 	t.Run("leaky bucket delay cut by cancel", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			l, err := core.NewLimiter(newMemStore(t), core.LeakyBucket, core.PerSecond(1).WithBurst(5), core.WithClock(timerClock{}))
-			require.NoError(t, err)
+			must.NoError(t, err)
 			_, err = l.Allow(context.Background(), "k")
-			require.NoError(t, err)
+			must.NoError(t, err)
 			ctx, cancel := context.WithCancel(context.Background())
 			time.AfterFunc(200*time.Millisecond, cancel)
 			start := time.Now()
 			d, err := l.Wait(ctx, "k")
 			// Admitted into the queue (its slot is spent), then abandoned.
-			require.ErrorIs(t, err, context.Canceled)
-			assert.True(t, d.Allowed)
-			assert.Equal(t, time.Second, d.Delay)
-			assert.Equal(t, 200*time.Millisecond, time.Since(start))
+			must.ErrorIs(t, err, context.Canceled)
+			expect.True(t, d.Allowed)
+			expect.Equal(t, time.Second, d.Delay)
+			expect.Equal(t, 200*time.Millisecond, time.Since(start))
 		})
 	})
 }

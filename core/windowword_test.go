@@ -8,10 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 // packs reports whether alg's state under l packs into a word.
@@ -46,7 +45,7 @@ func boundaryRate(t *testing.T, period time.Duration) int64 {
 		}
 		rate = next
 	}
-	require.True(t, packs(core.SlidingWindow, core.Every(rate, period)))
+	must.True(t, packs(core.SlidingWindow, core.Every(rate, period)))
 	return rate
 }
 
@@ -92,25 +91,25 @@ func TestWindowPackingBounds(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			assert.Equal(t, c.packs, packs(c.alg, c.limit))
+			expect.Equal(t, c.packs, packs(c.alg, c.limit))
 			if c.limit.Validate() == nil && (c.alg == core.FixedWindow || c.alg == core.SlidingWindow) {
-				assert.Equal(t, c.packs, fitsWord(c.limit, c.alg == core.SlidingWindow), "the packing's own condition")
+				expect.Equal(t, c.packs, fitsWord(c.limit, c.alg == core.SlidingWindow), "the packing's own condition")
 				req := prepared(t, c.alg, c.limit)
 				_, ok := req.WindowPacking()
-				assert.Equal(t, c.packs, ok, "a Limiter's request gets the same answer")
+				expect.Equal(t, c.packs, ok, "a Limiter's request gets the same answer")
 			}
 		})
 	}
 	for _, ls := range [][]core.Limit{nil, {core.PerSecond(1), core.PerMinute(10)}} {
 		_, ok := (&core.TakeRequest{Algorithm: core.FixedWindow, Limits: ls}).WindowPacking()
-		assert.False(t, ok, "%d limits", len(ls))
+		expect.False(t, ok, "%d limits", len(ls))
 	}
 	for _, period := range edgePeriods {
 		rate := boundaryRate(t, period)
-		assert.True(t, fitsWord(core.Every(rate, period), true), "%d per %s", rate, period)
+		expect.True(t, fitsWord(core.Every(rate, period), true), "%d per %s", rate, period)
 		if next := rate + 1; next <= period.Microseconds() {
-			assert.False(t, packs(core.SlidingWindow, core.Every(next, period)), "%d per %s", next, period)
-			assert.False(t, fitsWord(core.Every(next, period), true), "%d per %s", next, period)
+			expect.False(t, packs(core.SlidingWindow, core.Every(next, period)), "%d per %s", next, period)
+			expect.False(t, fitsWord(core.Every(next, period), true), "%d per %s", next, period)
 		}
 	}
 }
@@ -180,7 +179,7 @@ func reference(t *testing.T, req core.TakeRequest, st *core.State, step windowSt
 	} else {
 		d, err = req.Algorithm.ApplyAll(states, req.Limits, step.cost, step.now)
 	}
-	require.NoError(t, err)
+	must.NoError(t, err)
 	*st = states[0]
 	return d
 }
@@ -201,7 +200,7 @@ func TestWindowWordAgreesWithApplyAll(t *testing.T) {
 	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow} {
 		for _, l := range limits {
 			if !packs(alg, l) {
-				require.Equal(t, core.SlidingWindow, alg, "the fixed window always packs: %s", l)
+				must.Equal(t, core.SlidingWindow, alg, "the fixed window always packs: %s", l)
 				continue
 			}
 			steps := randomWindowSteps(rng, l, 600)
@@ -216,7 +215,7 @@ func TestWindowWordAgreesWithApplyAll(t *testing.T) {
 
 func checkWindowSteps(t *testing.T, req core.TakeRequest, steps []windowStep) {
 	pk, ok := req.WindowPacking()
-	require.True(t, ok)
+	must.True(t, ok)
 	var st core.State
 	var word int64
 	for n, step := range steps {
@@ -226,24 +225,24 @@ func checkWindowSteps(t *testing.T, req core.TakeRequest, steps []windowStep) {
 		}
 		next := req.AdvanceWindowWord(word, step.now)
 		var got core.Decision
-		require.NoError(t, req.DecideWindowWord(&got, word, step.now), "step %d", n)
+		must.NoError(t, req.DecideWindowWord(&got, word, step.now), "step %d", n)
 		want := reference(t, req, &st, step)
-		require.Equal(t, want, got, "step %d: cost %d at %d", n, step.cost, step.now)
-		require.Equal(t, st, pk.Unpack(next), "step %d: the state the algorithm leaves", n)
+		must.Equal(t, want, got, "step %d: cost %d at %d", n, step.cost, step.now)
+		must.Equal(t, st, pk.Unpack(next), "step %d: the state the algorithm leaves", n)
 		packed, ok := pk.Pack(st)
-		require.True(t, ok, "step %d: %+v packs", n, st)
-		require.Equal(t, packed, next, "step %d", n)
-		require.GreaterOrEqual(t, next, int64(0), "step %d: a word is never negative", n)
-		require.Equal(t, req.FreshAt([]core.State{st}), pk.FreshAt(next), "step %d", n)
+		must.True(t, ok, "step %d: %+v packs", n, st)
+		must.Equal(t, packed, next, "step %d", n)
+		must.GreaterOrEqual(t, next, int64(0), "step %d: a word is never negative", n)
+		must.Equal(t, req.FreshAt([]core.State{st}), pk.FreshAt(next), "step %d", n)
 		word = next
 	}
 }
 
 func TestWindowPackRejectsWhatIsNoState(t *testing.T) {
 	pk, ok := (&core.TakeRequest{Algorithm: core.SlidingWindow, Limits: []core.Limit{core.PerMinute(100)}}).WindowPacking()
-	require.True(t, ok)
+	must.True(t, ok)
 	fixed, ok := (&core.TakeRequest{Algorithm: core.FixedWindow, Limits: []core.Limit{core.PerMinute(100)}}).WindowPacking()
-	require.True(t, ok)
+	must.True(t, ok)
 	minute := time.Minute.Microseconds()
 	cases := map[string]struct {
 		pk core.WindowPacking
@@ -265,16 +264,16 @@ func TestWindowPackRejectsWhatIsNoState(t *testing.T) {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			_, ok := c.pk.Pack(c.s)
-			assert.False(t, ok)
+			expect.False(t, ok)
 		})
 	}
 	word, ok := pk.Pack(core.State{T: 5 * minute, N: 127, P: 3})
-	require.True(t, ok)
-	assert.Equal(t, core.State{T: 5 * minute, N: 127, P: 3}, pk.Unpack(word))
-	assert.Equal(t, 7*minute, pk.FreshAt(word))
-	assert.Equal(t, core.State{}, pk.Unpack(-1), "a store's marker unpacks to a fresh state")
-	assert.Equal(t, int64(0), pk.FreshAt(-2))
-	assert.Equal(t, core.State{}, core.WindowPacking(0).Unpack(12345), "the zero packing holds nothing")
+	must.True(t, ok)
+	expect.Equal(t, core.State{T: 5 * minute, N: 127, P: 3}, pk.Unpack(word))
+	expect.Equal(t, 7*minute, pk.FreshAt(word))
+	expect.Equal(t, core.State{}, pk.Unpack(-1), "a store's marker unpacks to a fresh state")
+	expect.Equal(t, int64(0), pk.FreshAt(-2))
+	expect.Equal(t, core.State{}, core.WindowPacking(0).Unpack(12345), "the zero packing holds nothing")
 }
 
 // Any packing and any word, forged or not, unpack without a panic, and a
@@ -285,7 +284,7 @@ func TestWindowPackingOfAnyWord(t *testing.T) {
 	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow} {
 		for _, l := range []core.Limit{core.PerSecond(1), core.PerMinute(100), core.Every(1<<28, core.MaxPeriod)} {
 			pk, ok := (&core.TakeRequest{Algorithm: alg, Limits: []core.Limit{l}}).WindowPacking()
-			require.True(t, ok)
+			must.True(t, ok)
 			packings = append(packings, pk)
 		}
 	}
@@ -297,10 +296,10 @@ func TestWindowPackingOfAnyWord(t *testing.T) {
 		word := int64(rng.Uint64() >> rng.IntN(64))
 		var s core.State
 		var at int64
-		require.NotPanics(t, func() { s, at = pk.Unpack(word), pk.FreshAt(word) })
+		must.NotPanics(t, func() { s, at = pk.Unpack(word), pk.FreshAt(word) })
 		if packed, ok := pk.Pack(s); ok {
-			require.Equal(t, s, pk.Unpack(packed), "%#x %#x", pk, word)
-			require.Equal(t, at, pk.FreshAt(packed), "%#x %#x", pk, word)
+			must.Equal(t, s, pk.Unpack(packed), "%#x %#x", pk, word)
+			must.Equal(t, at, pk.FreshAt(packed), "%#x %#x", pk, word)
 		}
 	}
 }
@@ -334,22 +333,22 @@ func TestWindowWordLeavesInvalidRequestsAlone(t *testing.T) {
 			word := int64(42)
 			if pk, ok := req.WindowPacking(); ok { // this second's window, 3 counted
 				word, ok = pk.Pack(core.State{T: t0 - t0%time.Second.Microseconds(), N: 3})
-				require.True(t, ok)
+				must.True(t, ok)
 			}
-			assert.Equal(t, word, req.AdvanceWindowWord(word, c.now))
-			assert.Equal(t, int64(-1), req.AdvanceWindowWord(-1, c.now), "a store's marker is left alone")
+			expect.Equal(t, word, req.AdvanceWindowWord(word, c.now))
+			expect.Equal(t, int64(-1), req.AdvanceWindowWord(-1, c.now), "a store's marker is left alone")
 			var d core.Decision
 			err := req.DecideWindowWord(&d, word, c.now)
 			if c.decides {
-				require.NoError(t, err)
-				assert.False(t, d.Allowed && c.cost > 0)
+				must.NoError(t, err)
+				expect.False(t, d.Allowed && c.cost > 0)
 				return
 			}
-			require.Error(t, err)
+			must.Error(t, err)
 			if c.alg == core.FixedWindow || c.alg == core.SlidingWindow {
-				assert.False(t, d.Allowed)
+				expect.False(t, d.Allowed)
 			} else {
-				assert.ErrorIs(t, err, core.ErrInvalidLimit)
+				expect.ErrorIs(t, err, core.ErrInvalidLimit)
 			}
 		})
 	}
@@ -370,6 +369,6 @@ func TestWindowWordAllocatesNothing(t *testing.T) {
 			}
 			word = next
 		})
-		assert.Zero(t, allocs, alg.String())
+		expect.Zero(t, allocs, alg.String())
 	}
 }

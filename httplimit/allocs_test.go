@@ -5,11 +5,10 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/internal/fakereq"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/store/memory"
 )
 
@@ -33,12 +32,12 @@ func TestHandleAllocationsOnTheMemoryStore(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			st, err := memory.New(memory.WithSweepInterval(0))
-			require.NoError(t, err)
+			must.NoError(t, err)
 			t.Cleanup(func() { _ = st.Close() })
 			lim, err := core.NewLimiter(st, core.GCRA, tt.limit)
-			require.NoError(t, err)
+			must.NoError(t, err)
 			p, err := New(lim)
-			require.NoError(t, err)
+			must.NoError(t, err)
 			r, w := fakereq.New("192.0.2.1:1234"), tt.writer()
 			p.Handle(context.Background(), r, w) // the key's first request: the store makes room for it
 			var next bool
@@ -46,8 +45,8 @@ func TestHandleAllocationsOnTheMemoryStore(t *testing.T) {
 				w = discardBody(w)
 				_, next = p.Handle(context.Background(), r, w)
 			})
-			assert.Equal(t, tt.allowed, next)
-			assert.Equal(t, tt.allocs, allocs)
+			expect.Equal(t, tt.allowed, next)
+			expect.Equal(t, tt.allocs, allocs)
 		})
 	}
 }
@@ -84,11 +83,11 @@ func TestAcceptIsPeeked(t *testing.T) {
 	p, _ := newPolicy(t, &mapStore{}, core.GCRA, core.PerHour(1), nil)
 	r := &peekingReq{Request: fakereq.New("192.0.2.1:1", "Accept", "application/json")}
 	_, next := p.Handle(context.Background(), r, newSetterWriter())
-	require.True(t, next)
+	must.True(t, next)
 	w := newSetterWriter()
 	_, next = p.Handle(context.Background(), r, w)
-	require.False(t, next)
-	assert.Equal(t, 429, w.status)
-	assert.Equal(t, ContentTypeProblemJSON, w.headers["Content-Type"])
-	assert.Zero(t, r.copies)
+	must.False(t, next)
+	expect.Equal(t, 429, w.status)
+	expect.Equal(t, ContentTypeProblemJSON, w.headers["Content-Type"])
+	expect.Zero(t, r.copies)
 }

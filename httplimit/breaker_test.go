@@ -7,11 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/internal/fakereq"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/store/memory"
 )
 
@@ -45,14 +44,14 @@ func outagePolicy(t *testing.T, opts ...Option) (*Policy, *outageStore, *core.Ma
 	t.Helper()
 	clk := core.NewManualClock(httpT0)
 	mem, err := memory.New(memory.WithClock(clk), memory.WithSweepInterval(0))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	t.Cleanup(func() { _ = mem.Close() })
 	st := &outageStore{next: mem, clk: clk}
 	b := core.BreakerConfig{Failures: 5, MinOpen: 4 * time.Second, MaxOpen: 8 * time.Second}
 	lim, err := core.NewLimiter(st, core.FixedWindow, core.PerMinute(3), core.WithClock(clk), core.WithBreaker(b))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	p, err := New(lim, append([]Option{WithKey(peerKey)}, opts...)...)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	p.logs.now = clk.Now
 	return p, st, clk
 }
@@ -68,42 +67,42 @@ func TestBreakerFailsOpenAtOnceAndCloses(t *testing.T) {
 	st.down.Store(true)
 	for i := range 20 {
 		w, _, next := serve(p, fakereq.New("192.0.2.1:1"))
-		require.True(t, next, "request %d", i)
-		require.Equal(t, 200, w.Code)
-		assert.Empty(t, w.Header().Get(HeaderRetryAfter))
+		must.True(t, next, "request %d", i)
+		must.Equal(t, 200, w.Code)
+		expect.Empty(t, w.Header().Get(HeaderRetryAfter))
 	}
-	assert.Equal(t, int64(5), st.calls.Load(), "the store is not asked once the breaker is open")
+	expect.Equal(t, int64(5), st.calls.Load(), "the store is not asked once the breaker is open")
 	outs := rec.outcomes()
-	assert.Equal(t, []Outcome{OutcomeFailedOpen, OutcomeFailedOpen, OutcomeFailedOpen, OutcomeFailedOpen, OutcomeFailedOpen}, outs[:5])
+	expect.Equal(t, []Outcome{OutcomeFailedOpen, OutcomeFailedOpen, OutcomeFailedOpen, OutcomeFailedOpen, OutcomeFailedOpen}, outs[:5])
 	for _, oc := range outs[5:] {
-		require.Equal(t, OutcomeBreakerOpen, oc)
+		must.Equal(t, OutcomeBreakerOpen, oc)
 	}
 	e := rec.last()
-	assert.ErrorIs(t, e.Err, core.ErrBreakerOpen)
-	assert.Zero(t, e.StoreLatency, "no store call, no latency")
-	assert.Equal(t, "default", e.Policy)
+	expect.ErrorIs(t, e.Err, core.ErrBreakerOpen)
+	expect.Zero(t, e.StoreLatency, "no store call, no latency")
+	expect.Equal(t, "default", e.Policy)
 	got := lines(buf)
-	require.Len(t, got, 2, "one store error line, one opening line: the rest are throttled or not logged")
-	assert.Contains(t, got[0], `msg="ratewarden: rate limiter failed; requests pass unlimited (fail open)" policy=default err="dial tcp 10.0.0.7:6379: connection refused"`)
-	assert.Contains(t, got[1], `msg="ratewarden: the store failed repeatedly; its circuit breaker is open: requests pass unlimited (fail open) at once`)
+	must.Len(t, got, 2, "one store error line, one opening line: the rest are throttled or not logged")
+	expect.Contains(t, got[0], `msg="ratewarden: rate limiter failed; requests pass unlimited (fail open)" policy=default err="dial tcp 10.0.0.7:6379: connection refused"`)
+	expect.Contains(t, got[1], `msg="ratewarden: the store failed repeatedly; its circuit breaker is open: requests pass unlimited (fail open) at once`)
 
 	// The store is back; until the interval ends nobody knows.
 	st.down.Store(false)
 	clk.Advance(4*time.Second - time.Millisecond)
 	serve(p, fakereq.New("192.0.2.1:1"))
-	assert.Equal(t, int64(5), st.calls.Load())
+	expect.Equal(t, int64(5), st.calls.Load())
 	clk.Advance(time.Millisecond)
 	var codes []int
 	for range 4 {
 		w, _, _ := serve(p, fakereq.New("192.0.2.1:1"))
 		codes = append(codes, w.Code)
 	}
-	assert.Equal(t, []int{200, 200, 200, 429}, codes, "exact again from the probe on")
-	assert.Equal(t, int64(9), st.calls.Load())
-	assert.Equal(t, []Outcome{OutcomeAllowed, OutcomeAllowed, OutcomeAllowed, OutcomeDenied}, rec.outcomes()[len(rec.outcomes())-4:])
+	expect.Equal(t, []int{200, 200, 200, 429}, codes, "exact again from the probe on")
+	expect.Equal(t, int64(9), st.calls.Load())
+	expect.Equal(t, []Outcome{OutcomeAllowed, OutcomeAllowed, OutcomeAllowed, OutcomeDenied}, rec.outcomes()[len(rec.outcomes())-4:])
 	got = lines(buf)
-	require.Len(t, got, 3)
-	assert.Contains(t, got[2], `msg="ratewarden: the store answers again; its circuit breaker is closed and the limiter decides exactly" policy=default`)
+	must.Len(t, got, 3)
+	expect.Contains(t, got[2], `msg="ratewarden: the store answers again; its circuit breaker is closed and the limiter decides exactly" policy=default`)
 }
 
 // Failing closed: the open breaker's 503 says, in Retry-After, when the
@@ -114,8 +113,8 @@ func TestBreakerFailsClosedWithTheTimeToTheProbe(t *testing.T) {
 	st.down.Store(true)
 	for range 5 {
 		w, _, _ := serve(p, fakereq.New("192.0.2.1:1"))
-		require.Equal(t, 503, w.Code)
-		require.Equal(t, "30", w.Header().Get(HeaderRetryAfter), "a store failure: the policy's own Retry-After")
+		must.Equal(t, 503, w.Code)
+		must.Equal(t, "30", w.Header().Get(HeaderRetryAfter), "a store failure: the policy's own Retry-After")
 	}
 	for _, tc := range []struct {
 		advance time.Duration
@@ -123,29 +122,29 @@ func TestBreakerFailsClosedWithTheTimeToTheProbe(t *testing.T) {
 	}{{0, "4"}, {time.Millisecond, "4"}, {999 * time.Millisecond, "3"}, {2999 * time.Millisecond, "1"}} {
 		clk.Advance(tc.advance)
 		w, _, next := serve(p, fakereq.New("192.0.2.1:1", "Accept", "application/json"))
-		assert.False(t, next)
-		assert.Equal(t, 503, w.Code)
-		assert.Equal(t, tc.want, w.Header().Get(HeaderRetryAfter))
-		assert.Equal(t, ContentTypeProblemJSON, w.Header().Get("Content-Type"))
-		assert.JSONEq(t, string(UnavailableProblem().JSON()), w.Body.String())
+		expect.False(t, next)
+		expect.Equal(t, 503, w.Code)
+		expect.Equal(t, tc.want, w.Header().Get(HeaderRetryAfter))
+		expect.Equal(t, ContentTypeProblemJSON, w.Header().Get("Content-Type"))
+		expect.JSONEq(t, string(UnavailableProblem().JSON()), w.Body.String())
 	}
 	head := fakereq.New("192.0.2.1:1")
 	head.MethodName = "HEAD"
 	w, _, _ := serve(p, head)
-	assert.Equal(t, 503, w.Code)
-	assert.Equal(t, "1", w.Header().Get(HeaderRetryAfter))
-	assert.Empty(t, w.Body.String())
+	expect.Equal(t, 503, w.Code)
+	expect.Equal(t, "1", w.Header().Get(HeaderRetryAfter))
+	expect.Empty(t, w.Body.String())
 	w, _, _ = serve(p, fakereq.New("192.0.2.1:1"))
-	assert.Equal(t, string(UnavailableProblem().Text()), w.Body.String())
-	assert.Equal(t, int64(5), st.calls.Load())
+	expect.Equal(t, string(UnavailableProblem().Text()), w.Body.String())
+	expect.Equal(t, int64(5), st.calls.Load())
 
 	// The probe fails: the next interval is 8 s.
 	clk.Advance(time.Millisecond)
 	w, _, _ = serve(p, fakereq.New("192.0.2.1:1"))
-	assert.Equal(t, "30", w.Header().Get(HeaderRetryAfter), "the probe's own failure")
+	expect.Equal(t, "30", w.Header().Get(HeaderRetryAfter), "the probe's own failure")
 	w, _, _ = serve(p, fakereq.New("192.0.2.1:1"))
-	assert.Equal(t, "8", w.Header().Get(HeaderRetryAfter))
-	assert.Equal(t, int64(6), st.calls.Load())
+	expect.Equal(t, "8", w.Header().Get(HeaderRetryAfter))
+	expect.Equal(t, int64(6), st.calls.Load())
 }
 
 // A dry run lets the open breaker's requests through, as it does every
@@ -156,10 +155,10 @@ func TestBreakerInADryRunPasses(t *testing.T) {
 	st.down.Store(true)
 	for range 8 {
 		w, _, next := serve(p, fakereq.New("192.0.2.1:1"))
-		require.True(t, next)
-		require.Equal(t, 200, w.Code)
+		must.True(t, next)
+		must.Equal(t, 200, w.Code)
 	}
-	assert.Equal(t, OutcomeBreakerOpen, rec.last().Outcome)
+	expect.Equal(t, OutcomeBreakerOpen, rec.last().Outcome)
 }
 
 // WithoutStoreErrorLog silences the breaker's lines too; observers still
@@ -172,8 +171,8 @@ func TestBreakerLinesFollowWithoutStoreErrorLog(t *testing.T) {
 	for range 8 {
 		serve(p, fakereq.New("192.0.2.1:1"))
 	}
-	assert.Empty(t, lines(buf))
-	assert.Len(t, rec.outcomes(), 8)
+	expect.Empty(t, lines(buf))
+	expect.Len(t, rec.outcomes(), 8)
 }
 
 // The store latency reported on allowed, denied and dry-run denied
@@ -195,9 +194,9 @@ func TestStoreLatencyIsReportedOnDecisions(t *testing.T) {
 			for range 4 {
 				serve(p, fakereq.New("192.0.2.1:1"))
 			}
-			require.Equal(t, tc.want, rec.outcomes())
+			must.Equal(t, tc.want, rec.outcomes())
 			for i, e := range rec.events {
-				assert.Positive(t, e.StoreLatency, "event %d (%s)", i, e.Outcome)
+				expect.Positive(t, e.StoreLatency, "event %d (%s)", i, e.Outcome)
 			}
 		})
 	}

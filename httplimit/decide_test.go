@@ -6,10 +6,9 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/keyfuncs"
 )
 
@@ -19,17 +18,17 @@ func TestOutcomeWait(t *testing.T) {
 		p, _ := newPolicy(t, &mapStore{}, core.LeakyBucket, l, nil)
 		p.decideNow(context.Background(), get("a"))
 		o := p.decideNow(context.Background(), get("a"))
-		require.Equal(t, time.Second, o.decision.Delay)
+		must.Equal(t, time.Second, o.decision.Delay)
 		start := time.Now()
-		assert.True(t, o.wait(context.Background(), nil))
-		assert.Equal(t, time.Second, time.Since(start))
+		expect.True(t, o.wait(context.Background(), nil))
+		expect.Equal(t, time.Second, time.Since(start))
 
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(300*time.Millisecond, cancel)
 		start = time.Now()
-		assert.False(t, o.wait(ctx, nil), "a client that leaves stops the wait")
-		assert.Equal(t, 300*time.Millisecond, time.Since(start))
-		assert.False(t, o.wait(ctx, nil))
+		expect.False(t, o.wait(ctx, nil), "a client that leaves stops the wait")
+		expect.Equal(t, 300*time.Millisecond, time.Since(start))
+		expect.False(t, o.wait(ctx, nil))
 	})
 }
 
@@ -40,19 +39,19 @@ func TestDecisionFromContext(t *testing.T) {
 	o := p.decideNow(parent, get("a"))
 	ctx := o.asContext(parent)
 	d, ok := DecisionFromContext(ctx)
-	require.True(t, ok)
-	assert.Equal(t, int64(2), d.Remaining)
-	assert.Equal(t, "v", ctx.Value(k{}), "parent values stay visible")
+	must.True(t, ok)
+	expect.Equal(t, int64(2), d.Remaining)
+	expect.Equal(t, "v", ctx.Value(k{}), "parent values stay visible")
 	_, ok = DecisionFromContext(parent)
-	assert.False(t, ok)
-	assert.True(t, p.inContext)
+	expect.False(t, ok)
+	expect.True(t, p.inContext)
 	off, _ := newPolicy(t, &mapStore{}, core.GCRA, core.PerMinute(3), nil)
-	assert.False(t, off.inContext, "off by default")
+	expect.False(t, off.inContext, "off by default")
 
 	cctx, cancel := context.WithCancel(parent)
 	ctx = p.decideNow(cctx, get("a")).asContext(cctx)
 	cancel()
-	assert.ErrorIs(t, ctx.Err(), context.Canceled)
+	expect.ErrorIs(t, ctx.Err(), context.Canceled)
 	<-ctx.Done()
 }
 
@@ -84,7 +83,7 @@ func TestAcceptNegotiation(t *testing.T) {
 			if tt.json {
 				want = ContentTypeProblemJSON
 			}
-			assert.Equal(t, want, o.response.ContentType)
+			expect.Equal(t, want, o.response.ContentType)
 		})
 	}
 }
@@ -96,19 +95,19 @@ func TestStoreTimeoutSkippedForLocalStores(t *testing.T) {
 		_, deadline = ctx.Deadline()
 		return st.Take(ctx, req)
 	}), core.GCRA, core.PerMinute(1))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	p, err := New(lim, WithKey(peerKey))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	p.decideNow(context.Background(), get("a"))
-	assert.True(t, deadline, "a remote store gets the default deadline")
+	expect.True(t, deadline, "a remote store gets the default deadline")
 
 	lim, err = core.NewLimiter(st, core.GCRA, core.PerMinute(1))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	p, err = New(lim, WithKey(peerKey))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	r := get("b")
 	allocs := testing.AllocsPerRun(100, func() { p.decideNow(context.Background(), r) })
-	assert.Equal(t, 1.0, allocs, "a local store gets no deadline, which would allocate")
+	expect.Equal(t, 1.0, allocs, "a local store gets no deadline, which would allocate")
 }
 
 type storeFunc func(context.Context, core.TakeRequest) (core.Decision, error)
@@ -130,9 +129,9 @@ func TestDecideAllocations(t *testing.T) {
 			p, _ := newPolicy(t, &localMapStore{}, core.GCRA, core.PerSecond(1_000_000), nil, tt.opts...)
 			r := get("192.0.2.1")
 			allocs := testing.AllocsPerRun(200, func() { p.decideNow(context.Background(), r) })
-			assert.Equal(t, tt.allocs, allocs)
+			expect.Equal(t, tt.allocs, allocs)
 			allocs = testing.AllocsPerRun(200, func() { p.release(p.decideNow(context.Background(), r)) })
-			assert.Zero(t, allocs, "released outcomes are reused")
+			expect.Zero(t, allocs, "released outcomes are reused")
 		})
 	}
 }
@@ -143,14 +142,14 @@ func TestReleaseReusesOutcomes(t *testing.T) {
 	health.path = "/health"
 	shared := p.decideNow(context.Background(), health)
 	p.release(shared) // shared outcomes are never pooled
-	assert.Same(t, shared, p.decideNow(context.Background(), health))
+	expect.Same(t, shared, p.decideNow(context.Background(), health))
 
 	o := p.decideNow(context.Background(), get("a"))
-	assert.Equal(t, int64(2), o.decision.Remaining)
+	expect.Equal(t, int64(2), o.decision.Remaining)
 	p.release(o)
 	o = p.decideNow(context.Background(), get("a"))
-	assert.Equal(t, int64(1), o.decision.Remaining, "a reused outcome starts afresh")
-	assert.Equal(t, `"default";r=1;t=40`, headersOf(o)["Ratelimit"])
+	expect.Equal(t, int64(1), o.decision.Remaining, "a reused outcome starts afresh")
+	expect.Equal(t, `"default";r=1;t=40`, headersOf(o)["Ratelimit"])
 }
 
 // clockStore is a mapStore that records the instant of every request.
@@ -170,39 +169,39 @@ func TestDecideAtArrival(t *testing.T) {
 	t.Run("system clock", func(t *testing.T) {
 		st := &clockStore{}
 		lim, err := core.NewLimiter(st, core.GCRA, core.PerHour(1))
-		require.NoError(t, err)
+		must.NoError(t, err)
 		var hook []error
 		p, err := New(lim, WithKey(peerKey), errorsTo(&hook))
-		require.NoError(t, err)
+		must.NoError(t, err)
 
 		arrival := time.Now().Add(-2 * time.Hour) // a monotonic reading, two hours back
 		o := p.decideAt(get("a"), arrival)
-		require.True(t, o.decided)
-		assert.True(t, o.decision.Allowed)
-		assert.WithinDuration(t, arrival, st.nows[0], time.Millisecond, "decided at arrival")
+		must.True(t, o.decided)
+		expect.True(t, o.decision.Allowed)
+		expect.WithinDuration(t, arrival, st.nows[0], time.Millisecond, "decided at arrival")
 		// Half an hour after that arrival the hour's one request is spent. At
 		// the clock's now, two hours later, it would be back.
 		o = p.decideAt(get("a"), arrival.Add(30*time.Minute))
-		assert.False(t, o.decision.Allowed, "the hour's request was spent at arrival")
-		assert.Equal(t, 30*time.Minute, st.nows[1].Sub(st.nows[0]))
-		assert.Equal(t, 30*time.Minute, o.decision.RetryAfter)
+		expect.False(t, o.decision.Allowed, "the hour's request was spent at arrival")
+		expect.Equal(t, 30*time.Minute, st.nows[1].Sub(st.nows[0]))
+		expect.Equal(t, 30*time.Minute, o.decision.RetryAfter)
 
 		before := time.Now()
 		p.decideAt(get("b"), time.Time{})
-		assert.WithinDuration(t, before, st.nows[2], time.Minute, "a zero arrival reads the clock")
+		expect.WithinDuration(t, before, st.nows[2], time.Minute, "a zero arrival reads the clock")
 
 		// An arrival past any time a store accepts is the store's error (fail
 		// open by default), never a wrapped time or a panic.
 		o = p.decideAt(get("c"), time.Now().AddDate(300, 0, 0))
-		assert.False(t, o.decided)
-		assert.Equal(t, actionPass, o.action)
-		require.Len(t, hook, 1)
-		assert.ErrorIs(t, hook[0], core.ErrClock)
+		expect.False(t, o.decided)
+		expect.Equal(t, actionPass, o.action)
+		must.Len(t, hook, 1)
+		expect.ErrorIs(t, hook[0], core.ErrClock)
 	})
 	t.Run("own clock", func(t *testing.T) {
 		st := &clockStore{}
 		p, clk := newPolicy(t, st, core.GCRA, core.PerHour(1), nil)
 		p.decideAt(get("a"), time.Now())
-		assert.Equal(t, clk.Now(), st.nows[0], "a test's clock is never bypassed")
+		expect.Equal(t, clk.Now(), st.nows[0], "a test's clock is never bypassed")
 	})
 }

@@ -5,11 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/internal/fakereq"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/keyfuncs"
 )
 
@@ -20,22 +19,22 @@ func TestDryRunDeniesNothingAndTellsTheTruth(t *testing.T) {
 	p, clk := memPolicy(t, core.FixedWindow, core.PerMinute(2), WithDryRun(), WithObserver(rec), WithDecisionInContext())
 	for range 2 {
 		_, _, next := serve(p, fakereq.New("192.0.2.1:1"))
-		require.True(t, next)
+		must.True(t, next)
 	}
 	clk.Advance(15 * time.Second)
 	w, pass, next := serve(p, fakereq.New("192.0.2.1:1"))
-	require.True(t, next, "a dry run passes the request")
-	assert.Equal(t, http.Header{
+	must.True(t, next, "a dry run passes the request")
+	expect.Equal(t, http.Header{
 		"X-Ratelimit-Limit":     {"2"},
 		"X-Ratelimit-Remaining": {"0"},
 		"X-Ratelimit-Reset":     {"45"},
 		"Ratelimit-Policy":      {`"default";q=2;w=60`},
 		"Ratelimit":             {`"default";r=0;t=45`},
 	}, w.Header())
-	assert.Equal(t, OutcomeDryRunDenied, rec.last().Outcome)
+	expect.Equal(t, OutcomeDryRunDenied, rec.last().Outcome)
 	d, ok := DecisionFromContext(pass.Context())
-	assert.True(t, ok)
-	assert.False(t, d.Allowed, "the handler can see what would have happened")
+	expect.True(t, ok)
+	expect.False(t, d.Allowed, "the handler can see what would have happened")
 }
 
 // Under a dry run a leaky-bucket request is not held, WithMaxDelay denies
@@ -46,14 +45,14 @@ func TestDryRunHoldsNothing(t *testing.T) {
 	began := time.Now()
 	for range 3 {
 		_, _, next := serve(p, fakereq.New("192.0.2.1:1"))
-		require.True(t, next)
+		must.True(t, next)
 	}
-	assert.Less(t, time.Since(began), time.Second, "no request was held for its hour")
-	assert.Equal(t, []Outcome{OutcomeAllowed, OutcomeDryRunDenied, OutcomeDryRunDenied}, rec.outcomes(), "held over the maximum would be denied")
+	expect.Less(t, time.Since(began), time.Second, "no request was held for its hour")
+	expect.Equal(t, []Outcome{OutcomeAllowed, OutcomeDryRunDenied, OutcomeDryRunDenied}, rec.outcomes(), "held over the maximum would be denied")
 
 	noKey := WithKey(func(keyfuncs.Request) (string, error) { return "", keyfuncs.ErrKey })
 	p, _ = memPolicy(t, core.GCRA, core.PerMinute(1), WithDryRun(), noKey)
 	w, _, next := serve(p, fakereq.New("192.0.2.1:1"))
-	assert.True(t, next)
-	assert.Equal(t, 200, w.Code)
+	expect.True(t, next)
+	expect.Equal(t, 200, w.Code)
 }

@@ -7,11 +7,10 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/internal/fakereq"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 // setterWriter is a ResponseWriter that sets headers one at a time, as the
@@ -52,31 +51,31 @@ func TestHandleWriters(t *testing.T) {
 
 	rec := httptest.NewRecorder()
 	_, next := p.Handle(ctx, fakereq.New("192.0.2.1:1"), rec)
-	require.True(t, next)
+	must.True(t, next)
 	rec = httptest.NewRecorder()
 	_, next = p.Handle(ctx, fakereq.New("192.0.2.1:1"), rec)
-	require.False(t, next)
+	must.False(t, next)
 
 	p2, _ := newPolicy(t, &mapStore{}, core.FixedWindow, core.PerMinute(1), nil)
 	_, next = p2.Handle(ctx, fakereq.New("192.0.2.1:1"), newSetterWriter())
-	require.True(t, next)
+	must.True(t, next)
 	sw := newSetterWriter()
 	_, next = p2.Handle(ctx, fakereq.New("192.0.2.1:1"), sw)
-	require.False(t, next)
-	assert.Equal(t, rec.Code, sw.status)
-	assert.Equal(t, rec.Body.String(), string(sw.body))
+	must.False(t, next)
+	expect.Equal(t, rec.Code, sw.status)
+	expect.Equal(t, rec.Body.String(), string(sw.body))
 	for name, values := range rec.Header() {
-		assert.Equal(t, values[0], sw.headers[name], name)
+		expect.Equal(t, values[0], sw.headers[name], name)
 	}
-	assert.Len(t, sw.headers, len(rec.Header()))
+	expect.Len(t, sw.headers, len(rec.Header()))
 
 	p3, _ := newPolicy(t, &mapStore{}, core.FixedWindow, core.PerMinute(1), nil)
 	_, next = p3.Handle(ctx, fakereq.New("192.0.2.1:1"), &bareWriter{})
-	require.True(t, next)
+	must.True(t, next)
 	bw := &bareWriter{}
 	_, next = p3.Handle(ctx, fakereq.New("192.0.2.1:1"), bw)
-	assert.False(t, next)
-	assert.Equal(t, http.StatusTooManyRequests, bw.status)
+	expect.False(t, next)
+	expect.Equal(t, http.StatusTooManyRequests, bw.status)
 }
 
 // Without WithKey the key is the peer's IP: two peers have two quotas, and a
@@ -84,21 +83,21 @@ func TestHandleWriters(t *testing.T) {
 // the client's credentials, is at fault), never an unlimited pass.
 func TestHandleDefaultKeyIsThePeerIP(t *testing.T) {
 	lim, err := core.NewLimiter(&mapStore{}, core.GCRA, core.PerMinute(1))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	p, err := New(lim, WithLogger(slog.New(slog.DiscardHandler)))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	ctx := context.Background()
 	for _, peer := range []string{"192.0.2.1:1", "192.0.2.2:1"} {
 		_, next := p.Handle(ctx, fakereq.New(peer), httptest.NewRecorder())
-		assert.True(t, next, peer)
+		expect.True(t, next, peer)
 	}
 	_, next := p.Handle(ctx, fakereq.New("192.0.2.1:2"), httptest.NewRecorder())
-	assert.False(t, next, "the same IP from another port is the same client")
+	expect.False(t, next, "the same IP from another port is the same client")
 	rec := httptest.NewRecorder()
 	_, next = p.Handle(ctx, fakereq.New("@unix-socket"), rec)
-	assert.False(t, next)
-	assert.Equal(t, http.StatusInternalServerError, rec.Code)
-	assert.Equal(t, "Internal Server Error\n", rec.Body.String())
+	expect.False(t, next)
+	expect.Equal(t, http.StatusInternalServerError, rec.Code)
+	expect.Equal(t, "Internal Server Error\n", rec.Body.String())
 }
 
 // MustPerIP builds a working policy from a literal and panics, naming the
@@ -115,9 +114,9 @@ func TestMustPerIP(t *testing.T) {
 			codes = append(codes, rec.Code)
 		}
 	}
-	assert.Equal(t, []int{0, 0, 429}, codes)
+	expect.Equal(t, []int{0, 0, 429}, codes)
 	for _, bad := range []string{"", "100", "0/m", "10/fortnight", "-1/s", "10/s burst -3"} {
-		assert.PanicsWithValue(t, `ratewarden: PerIP("`+bad+`"): `+parseError(bad), func() { MustPerIP(bad) }, bad)
+		expect.PanicsWithValue(t, `ratewarden: PerIP("`+bad+`"): `+parseError(bad), func() { MustPerIP(bad) }, bad)
 	}
 }
 
@@ -140,9 +139,9 @@ func TestHandleHoldContext(t *testing.T) {
 	p, _ := newPolicy(t, &mapStore{}, core.LeakyBucket, core.PerHour(1).WithBurst(5), nil)
 	ctx := context.Background()
 	_, next := p.Handle(ctx, fakereq.New("192.0.2.1:1"), httptest.NewRecorder())
-	require.True(t, next, "the first request is not held")
+	must.True(t, next, "the first request is not held")
 	ended, cancel := context.WithCancel(ctx)
 	cancel()
 	_, next = p.Handle(ctx, heldRequest{fakereq.New("192.0.2.1:1"), ended}, httptest.NewRecorder())
-	assert.False(t, next, "a held request whose hold context ended is dropped")
+	expect.False(t, next, "a held request whose hold context ended is dropped")
 }

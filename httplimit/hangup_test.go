@@ -7,11 +7,10 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/internal/fakereq"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 // hangUpReq is a request view whose client hangs up when the clock reaches
@@ -50,8 +49,8 @@ func TestHeldRequestChecksForAHangUp(t *testing.T) {
 				p, _ := newPolicy(t, &mapStore{}, core.LeakyBucket, l, nil)
 				first := &hangUpReq{Request: fakereq.New("192.0.2.1:1")}
 				_, next := p.Handle(context.Background(), first, newSetterWriter())
-				require.True(t, next)
-				assert.Zero(t, first.checks.Load(), "a request that is not held is not checked")
+				must.True(t, next)
+				expect.Zero(t, first.checks.Load(), "a request that is not held is not checked")
 
 				r := &hangUpReq{Request: fakereq.New("192.0.2.1:1")}
 				start := time.Now()
@@ -59,9 +58,9 @@ func TestHeldRequestChecksForAHangUp(t *testing.T) {
 					r.goneAt = start.Add(tt.goneIn)
 				}
 				_, next = p.Handle(context.Background(), r, newSetterWriter())
-				assert.Equal(t, tt.next, next)
-				assert.Equal(t, tt.held, time.Since(start))
-				assert.Contains(t, tt.checks, r.checks.Load())
+				expect.Equal(t, tt.next, next)
+				expect.Equal(t, tt.held, time.Since(start))
+				expect.Contains(t, tt.checks, r.checks.Load())
 			})
 		})
 	}

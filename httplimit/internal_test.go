@@ -7,14 +7,14 @@ import (
 	"unsafe"
 
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/keyfuncs"
-	"github.com/stretchr/testify/assert"
 )
 
 // An outcome is the one allocation of an allowed request: it must stay in a
 // small size class (256 bytes).
 func TestOutcomeSize(t *testing.T) {
-	assert.LessOrEqual(t, unsafe.Sizeof(outcome{}), uintptr(256))
+	expect.LessOrEqual(t, unsafe.Sizeof(outcome{}), uintptr(256))
 }
 
 // Long limit names overflow the outcome's buffer and take the allocating path;
@@ -30,7 +30,7 @@ func TestRateLimitFieldLongName(t *testing.T) {
 			got = vals[0]
 		}
 	}
-	assert.Equal(t, `"`+long+`";r=12345;t=2`, got)
+	expect.Equal(t, `"`+long+`";r=12345;t=2`, got)
 }
 
 // acceptsJSON reads a header the client controls: no input may panic it, and

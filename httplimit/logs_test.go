@@ -9,11 +9,10 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/internal/fakereq"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 // A burst of store errors that stops is still counted in full: the lines
@@ -28,16 +27,16 @@ func TestBurstOfErrorsIsCountedWhenTheIntervalEnds(t *testing.T) {
 		p, _ := newPolicy(t, &mapStore{fail: boom}, core.GCRA, core.PerMinute(1), []core.Option{core.WithoutBreaker()}, WithLogger(logger))
 		for range 34 {
 			_, _, next := serve(p, fakereq.New("192.0.2.1:1"))
-			require.True(t, next, "fail open")
+			must.True(t, next, "fail open")
 		}
-		require.Len(t, buf.lines(), 1, "one line at once")
+		must.Len(t, buf.lines(), 1, "one line at once")
 		time.Sleep(LogInterval)
 		synctest.Wait()
 		got := buf.lines()
-		require.Len(t, got, 2, "the interval's end reports the rest")
-		assert.Contains(t, got[0], "suppressed=0")
-		assert.Contains(t, got[1], "lines left out at the interval's end")
-		assert.Contains(t, got[1], "suppressed=33")
+		must.Len(t, got, 2, "the interval's end reports the rest")
+		expect.Contains(t, got[0], "suppressed=0")
+		expect.Contains(t, got[1], "lines left out at the interval's end")
+		expect.Contains(t, got[1], "suppressed=33")
 
 		// A new burst after that line: again one line now and one at its end.
 		time.Sleep(LogInterval)
@@ -47,9 +46,9 @@ func TestBurstOfErrorsIsCountedWhenTheIntervalEnds(t *testing.T) {
 		time.Sleep(LogInterval)
 		synctest.Wait()
 		got = buf.lines()
-		require.Len(t, got, 4)
-		assert.Contains(t, got[2], "suppressed=0")
-		assert.Contains(t, got[3], "suppressed=4")
+		must.Len(t, got, 4)
+		expect.Contains(t, got[2], "suppressed=0")
+		expect.Contains(t, got[3], "suppressed=4")
 	})
 }
 
@@ -68,9 +67,9 @@ func TestNextLineCarriesTheCountInstead(t *testing.T) {
 		time.Sleep(time.Second)
 		synctest.Wait()
 		got := buf.lines()
-		require.Len(t, got, 2)
-		assert.Contains(t, got[1], "suppressed=2")
-		assert.NotContains(t, got[1], "interval's end")
+		must.Len(t, got, 2)
+		expect.Contains(t, got[1], "suppressed=2")
+		expect.NotContains(t, got[1], "interval's end")
 	})
 }
 

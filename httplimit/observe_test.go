@@ -12,11 +12,10 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/internal/fakereq"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/keyfuncs"
 	"github.com/ratewarden/ratewarden/store/memory"
 )
@@ -64,7 +63,7 @@ func (r *recorder) last() Event {
 func memPolicy(t *testing.T, alg core.Algorithm, l core.Limit, opts ...Option) (*Policy, *core.ManualClock) {
 	t.Helper()
 	st, err := memory.New(memory.WithSweepInterval(0))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close() })
 	return newPolicy(t, st, alg, l, nil, opts...)
 }
@@ -117,22 +116,22 @@ func TestObserverSeesEveryOutcome(t *testing.T) {
 				r.PathName = "/health"
 				serve(p, r)
 			}
-			assert.Equal(t, tt.want, rec.outcomes())
+			expect.Equal(t, tt.want, rec.outcomes())
 			e := rec.last()
-			assert.Equal(t, "default", e.Policy)
+			expect.Equal(t, "default", e.Policy)
 			if tt.store == nil {
-				assert.Zero(t, e.StoreLatency, "a store that decides in process is not timed")
+				expect.Zero(t, e.StoreLatency, "a store that decides in process is not timed")
 			} else if tt.want[0] != OutcomeKeyError && tt.want[0] != OutcomeSkipped {
-				assert.Positive(t, e.StoreLatency, "a store call over the network is timed")
+				expect.Positive(t, e.StoreLatency, "a store call over the network is timed")
 			}
 			if tt.wantErr != nil {
-				assert.ErrorIs(t, e.Err, tt.wantErr)
-				assert.False(t, e.Decision.Allowed)
+				expect.ErrorIs(t, e.Err, tt.wantErr)
+				expect.False(t, e.Decision.Allowed)
 				return
 			}
-			assert.NoError(t, e.Err)
+			expect.NoError(t, e.Err)
 			if e.Outcome == OutcomeDenied || e.Outcome == OutcomeDryRunDenied {
-				assert.Equal(t, time.Minute, e.Decision.RetryAfter)
+				expect.Equal(t, time.Minute, e.Decision.RetryAfter)
 			}
 		})
 	}
@@ -146,7 +145,7 @@ func TestObserverSeesTheRequestAndSeveralObserversAreCalled(t *testing.T) {
 	second := ObserverFunc(func(e Event) { got = append(got, "second "+e.Outcome.String()) })
 	p, _ := memPolicy(t, core.GCRA, core.PerMinute(5), WithObserver(first), WithObserver(second), WithObserver(first))
 	serve(p, fakereq.New("192.0.2.1:1", "X-Who", "alice"))
-	assert.Equal(t, []string{"first alice", "second allowed", "first alice"}, got)
+	expect.Equal(t, []string{"first alice", "second allowed", "first alice"}, got)
 }
 
 // logBuffer is a slog logger writing text lines to a buffer, without times.
@@ -181,13 +180,13 @@ func TestObserverPanicIsRecoveredAndLoggedOncePerInterval(t *testing.T) {
 		w, _, _ := serve(p, fakereq.New("192.0.2.1:1"))
 		codes = append(codes, w.Code)
 	}
-	assert.Equal(t, []int{200, 200, 429}, codes, "requests proceed as decided")
-	require.Len(t, lines(buf), 1)
-	assert.Contains(t, buf.String(), `msg="ratewarden: observer panicked; the request proceeds as decided" policy=default err="ratewarden: observer panic: observer bug" suppressed=0`)
+	expect.Equal(t, []int{200, 200, 429}, codes, "requests proceed as decided")
+	must.Len(t, lines(buf), 1)
+	expect.Contains(t, buf.String(), `msg="ratewarden: observer panicked; the request proceeds as decided" policy=default err="ratewarden: observer panic: observer bug" suppressed=0`)
 	clk.Advance(LogInterval)
 	serve(p, fakereq.New("192.0.2.1:1"))
-	require.Len(t, lines(buf), 2)
-	assert.Contains(t, lines(buf)[1], "suppressed=2")
+	must.Len(t, lines(buf), 2)
+	expect.Contains(t, lines(buf)[1], "suppressed=2")
 }
 
 // A store outage writes one line per interval, not one per request, with an
@@ -212,18 +211,18 @@ func TestStoreErrorsAreLoggedOncePerIntervalWhateverTheObservers(t *testing.T) {
 			p.logs.now = clk.Now
 			for range 100 {
 				w, _, next := serve(p, fakereq.New("192.0.2.1:1"))
-				require.True(t, next)
-				require.Equal(t, 200, w.Code)
+				must.True(t, next)
+				must.Equal(t, 200, w.Code)
 			}
 			clk.Advance(LogInterval - time.Nanosecond)
 			serve(p, fakereq.New("192.0.2.1:1"))
 			clk.Advance(time.Nanosecond)
 			serve(p, fakereq.New("192.0.2.1:1"))
 			got := lines(buf)
-			require.Len(t, got, tt.wantLines)
+			must.Len(t, got, tt.wantLines)
 			if tt.wantLines > 0 {
-				assert.Contains(t, got[0], `msg="ratewarden: rate limiter failed; requests pass unlimited (fail open)" policy=default err="dial tcp 10.0.0.7:6379: connection refused" suppressed=0`)
-				assert.Contains(t, got[1], "suppressed=100")
+				expect.Contains(t, got[0], `msg="ratewarden: rate limiter failed; requests pass unlimited (fail open)" policy=default err="dial tcp 10.0.0.7:6379: connection refused" suppressed=0`)
+				expect.Contains(t, got[1], "suppressed=100")
 			}
 		})
 	}
@@ -252,7 +251,7 @@ func TestAPanickingObserverBlindsNoOther(t *testing.T) {
 				w, _, _ := serve(p, fakereq.New("192.0.2.1:1"))
 				codes = append(codes, w.Code)
 			}
-			assert.Equal(t, []int{200, 429}, codes, "requests proceed as decided")
+			expect.Equal(t, []int{200, 429}, codes, "requests proceed as decided")
 			per := len(tt.order(rec)) - 1 // the recorder's places
 			want := []Outcome{}
 			for _, oc := range []Outcome{OutcomeAllowed, OutcomeDenied} {
@@ -260,15 +259,15 @@ func TestAPanickingObserverBlindsNoOther(t *testing.T) {
 					want = append(want, oc)
 				}
 			}
-			assert.Equal(t, want, rec.outcomes(), "the other observers saw every event")
-			require.Len(t, lines(buf), 1, "the panic is logged, once per interval")
-			assert.Contains(t, buf.String(), "ratewarden: observer panicked")
+			expect.Equal(t, want, rec.outcomes(), "the other observers saw every event")
+			must.Len(t, lines(buf), 1, "the panic is logged, once per interval")
+			expect.Contains(t, buf.String(), "ratewarden: observer panicked")
 		})
 	}
 	// The combinator alone (an observers value told directly) isolates too.
 	rec := &recorder{}
 	observers{panicky, rec}.Observe(Event{Outcome: OutcomeAllowed})
-	assert.Equal(t, []Outcome{OutcomeAllowed}, rec.outcomes())
+	expect.Equal(t, []Outcome{OutcomeAllowed}, rec.outcomes())
 }
 
 // A peer that is not an IP is logged even with an observer, which sees it
@@ -277,16 +276,16 @@ func TestPeerNotIPIsLoggedAndObserved(t *testing.T) {
 	logger, buf := logBuffer()
 	rec := &recorder{}
 	lim, err := core.NewLimiter(&mapStore{}, core.GCRA, core.PerMinute(1))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	p, err := New(lim, WithObserver(rec), WithLogger(logger))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	w, _, next := serve(p, fakereq.New("@", "Accept", "application/json"))
-	assert.False(t, next)
-	assert.Equal(t, 500, w.Code)
-	assert.JSONEq(t, `{"type":"about:blank","title":"Internal Server Error","status":500,"detail":"The server cannot identify clients for rate limiting on this listener."}`, w.Body.String())
-	assert.ErrorIs(t, rec.last().Err, keyfuncs.ErrPeerNotIP)
-	assert.Equal(t, OutcomeKeyError, rec.last().Outcome)
-	assert.Contains(t, buf.String(), "the peer address is not an IP")
+	expect.False(t, next)
+	expect.Equal(t, 500, w.Code)
+	expect.JSONEq(t, `{"type":"about:blank","title":"Internal Server Error","status":500,"detail":"The server cannot identify clients for rate limiting on this listener."}`, w.Body.String())
+	expect.ErrorIs(t, rec.last().Err, keyfuncs.ErrPeerNotIP)
+	expect.Equal(t, OutcomeKeyError, rec.last().Outcome)
+	expect.Contains(t, buf.String(), "the peer address is not an IP")
 }
 
 // slowObserver blocks until released, counting what it saw.
@@ -310,24 +309,24 @@ func TestNonBlocking(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		slow := &slowObserver{release: make(chan struct{})}
 		a, err := NonBlocking(slow, 2)
-		require.NoError(t, err)
+		must.NoError(t, err)
 		r := fakereq.New("192.0.2.1:1")
 		a.Observe(Event{Outcome: OutcomeAllowed, Policy: "default", Request: r})
 		synctest.Wait() // the goroutine holds the first event, blocked
 		for range 4 {
 			a.Observe(Event{Outcome: OutcomeAllowed, Policy: "default", Request: r})
 		}
-		assert.Equal(t, uint64(2), a.Dropped())
+		expect.Equal(t, uint64(2), a.Dropped())
 		close(slow.release)
-		require.NoError(t, a.Close())
-		assert.Len(t, slow.seen, 3)
+		must.NoError(t, a.Close())
+		expect.Len(t, slow.seen, 3)
 		for _, e := range slow.seen {
-			assert.Nil(t, e.Request, "the request view must not outlive the request")
-			assert.Equal(t, OutcomeAllowed, e.Outcome)
+			expect.Nil(t, e.Request, "the request view must not outlive the request")
+			expect.Equal(t, OutcomeAllowed, e.Outcome)
 		}
 		a.Observe(Event{Outcome: OutcomeDenied})
-		assert.Equal(t, uint64(3), a.Dropped(), "after Close events are dropped")
-		assert.ErrorIs(t, a.Close(), ErrClosed)
+		expect.Equal(t, uint64(3), a.Dropped(), "after Close events are dropped")
+		expect.ErrorIs(t, a.Close(), ErrClosed)
 	})
 }
 
@@ -343,12 +342,12 @@ func TestNonBlockingSurvivesAPanic(t *testing.T) {
 			seen++
 		})
 		a, err := NonBlocking(o, 4)
-		require.NoError(t, err)
+		must.NoError(t, err)
 		a.logs.logger = slog.New(slog.DiscardHandler)
 		a.Observe(Event{Outcome: OutcomeDenied})
 		a.Observe(Event{Outcome: OutcomeAllowed})
-		require.NoError(t, a.Close())
-		assert.Equal(t, 1, seen)
+		must.NoError(t, a.Close())
+		expect.Equal(t, 1, seen)
 	})
 }
 
@@ -364,8 +363,8 @@ func TestNonBlockingRejectsBadInput(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			a, err := NonBlocking(tt.o, tt.buffer)
-			require.ErrorIs(t, err, core.ErrInvalidOption)
-			assert.Nil(t, a)
+			must.ErrorIs(t, err, core.ErrInvalidOption)
+			expect.Nil(t, a)
 		})
 	}
 }

@@ -4,11 +4,10 @@ import (
 	"context"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/internal/fakereq"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 // overridden is tiered's limiter (1/min per peer) with overrides for three
@@ -17,13 +16,13 @@ func overridden(t *testing.T, opts ...Option) (*Policy, *core.Limiter) {
 	t.Helper()
 	_, lim := tiered(t)
 	partner, err := lim.Tier("partner", core.PerMinute(5))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	p, err := New(lim, append([]Option{WithKey(peerKey), WithOverrides(map[string]Override{
 		"10.0.0.1:1": {Blocked: true},
 		"10.0.0.2:1": {Unlimited: true},
 		"10.0.0.3:1": {Limiter: partner},
 	})}, opts...)...)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	return p, lim
 }
 
@@ -37,7 +36,7 @@ func TestWithOverridesRefusesAmbiguousOverrides(t *testing.T) {
 		"a name on a limiter":        {Limiter: lim, Name: "x"},
 	} {
 		_, err := New(lim, WithOverrides(map[string]Override{"k": ov}))
-		assert.ErrorIs(t, err, core.ErrInvalidOption, name)
+		expect.ErrorIs(t, err, core.ErrInvalidOption, name)
 	}
 }
 
@@ -47,18 +46,18 @@ func TestBlockedKeyIsDeniedWithAZeroQuota(t *testing.T) {
 	rec := &recorder{}
 	p, lim := overridden(t, WithObserver(rec))
 	w, _, next := serve(p, fakereq.New("10.0.0.1:1", "Accept", "application/json"))
-	assert.False(t, next)
-	assert.Equal(t, 429, w.Code)
-	assert.Equal(t, "0", w.Header().Get(HeaderXRateLimitLimit))
-	assert.Equal(t, "0", w.Header().Get(HeaderXRateLimitRemain))
-	assert.Equal(t, `"default";q=0;w=60`, w.Header().Get(HeaderRateLimitPolicy))
-	assert.Equal(t, `"default";r=0;t=60`, w.Header().Get(HeaderRateLimit))
-	assert.Equal(t, "60", w.Header().Get(HeaderRetryAfter))
-	assert.Contains(t, w.Body.String(), `"violated-policies":["default"]`)
-	assert.Equal(t, OutcomeDenied, rec.last().Outcome)
+	expect.False(t, next)
+	expect.Equal(t, 429, w.Code)
+	expect.Equal(t, "0", w.Header().Get(HeaderXRateLimitLimit))
+	expect.Equal(t, "0", w.Header().Get(HeaderXRateLimitRemain))
+	expect.Equal(t, `"default";q=0;w=60`, w.Header().Get(HeaderRateLimitPolicy))
+	expect.Equal(t, `"default";r=0;t=60`, w.Header().Get(HeaderRateLimit))
+	expect.Equal(t, "60", w.Header().Get(HeaderRetryAfter))
+	expect.Contains(t, w.Body.String(), `"violated-policies":["default"]`)
+	expect.Equal(t, OutcomeDenied, rec.last().Outcome)
 	d, err := lim.Peek(context.Background(), "10.0.0.1:1")
-	require.NoError(t, err)
-	assert.Equal(t, int64(1), d.Remaining, "a blocked key's requests never reach the store")
+	must.NoError(t, err)
+	expect.Equal(t, int64(1), d.Remaining, "a blocked key's requests never reach the store")
 }
 
 // A named blocked key is answered under its name (rules names it
@@ -71,14 +70,14 @@ func TestBlockedKeyIsAnsweredUnderItsName(t *testing.T) {
 		"10.0.0.2:1": {Blocked: true, Name: "api/leaked"},
 		"10.0.0.3:1": {Blocked: true},
 	}))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	for peer, name := range map[string]string{"10.0.0.1:1": "api/override", "10.0.0.2:1": "api/leaked", "10.0.0.3:1": "default"} {
 		w, _, next := serve(p, fakereq.New(peer, "Accept", "application/json"))
-		assert.False(t, next)
-		assert.Equal(t, `"`+name+`";q=0;w=60`, w.Header().Get(HeaderRateLimitPolicy), peer)
-		assert.Equal(t, `"`+name+`";r=0;t=60`, w.Header().Get(HeaderRateLimit), peer)
-		assert.Contains(t, w.Body.String(), `"violated-policies":["`+name+`"]`, peer)
-		assert.Equal(t, name, rec.last().Policy, peer)
+		expect.False(t, next)
+		expect.Equal(t, `"`+name+`";q=0;w=60`, w.Header().Get(HeaderRateLimitPolicy), peer)
+		expect.Equal(t, `"`+name+`";r=0;t=60`, w.Header().Get(HeaderRateLimit), peer)
+		expect.Contains(t, w.Body.String(), `"violated-policies":["`+name+`"]`, peer)
+		expect.Equal(t, name, rec.last().Policy, peer)
 	}
 }
 
@@ -86,9 +85,9 @@ func TestBlockedKeyIsAnsweredUnderItsName(t *testing.T) {
 func TestBlockedKeyInADryRun(t *testing.T) {
 	p, _ := overridden(t, WithDryRun())
 	w, _, next := serve(p, fakereq.New("10.0.0.1:1"))
-	assert.True(t, next)
-	assert.Equal(t, `"default";r=0;t=60`, w.Header().Get(HeaderRateLimit))
-	assert.Empty(t, w.Header().Get(HeaderRetryAfter))
+	expect.True(t, next)
+	expect.Equal(t, `"default";r=0;t=60`, w.Header().Get(HeaderRateLimit))
+	expect.Empty(t, w.Header().Get(HeaderRetryAfter))
 }
 
 // An unlimited key passes without headers, reported as skipped.
@@ -97,10 +96,10 @@ func TestUnlimitedKeyPassesUncounted(t *testing.T) {
 	p, _ := overridden(t, WithObserver(rec))
 	for range 5 {
 		w, _, next := serve(p, fakereq.New("10.0.0.2:1"))
-		require.True(t, next)
-		assert.Empty(t, w.Header().Get(HeaderRateLimit))
+		must.True(t, next)
+		expect.Empty(t, w.Header().Get(HeaderRateLimit))
 	}
-	assert.Equal(t, OutcomeSkipped, rec.last().Outcome)
+	expect.Equal(t, OutcomeSkipped, rec.last().Outcome)
 }
 
 // A key with limits of its own is decided by them, named by them, and reset
@@ -109,20 +108,20 @@ func TestOverrideLimitsAreTheKeysOwn(t *testing.T) {
 	p, _ := overridden(t)
 	for i := range 5 {
 		w, _, next := serve(p, fakereq.New("10.0.0.3:1"))
-		require.True(t, next, "request %d", i)
-		assert.Equal(t, `"partner";q=5;w=60`, w.Header().Get(HeaderRateLimitPolicy))
+		must.True(t, next, "request %d", i)
+		expect.Equal(t, `"partner";q=5;w=60`, w.Header().Get(HeaderRateLimitPolicy))
 	}
 	w, _, next := serve(p, fakereq.New("10.0.0.3:1"))
-	assert.False(t, next)
-	assert.Equal(t, 429, w.Code)
+	expect.False(t, next)
+	expect.Equal(t, 429, w.Code)
 	d, err := p.Peek(context.Background(), "partner", "10.0.0.3:1")
-	require.NoError(t, err)
-	assert.Equal(t, int64(0), d.Remaining)
-	require.NoError(t, p.Reset(context.Background(), "10.0.0.3:1"))
+	must.NoError(t, err)
+	expect.Equal(t, int64(0), d.Remaining)
+	must.NoError(t, p.Reset(context.Background(), "10.0.0.3:1"))
 	d, err = p.Peek(context.Background(), "partner", "10.0.0.3:1")
-	require.NoError(t, err)
-	assert.Equal(t, int64(5), d.Remaining)
+	must.NoError(t, err)
+	expect.Equal(t, int64(5), d.Remaining)
 	// Any other key keeps the policy's own limit.
 	w, _, _ = serve(p, fakereq.New("192.0.2.9:1"))
-	assert.Equal(t, `"default";q=1;w=60`, w.Header().Get(HeaderRateLimitPolicy))
+	expect.Equal(t, `"default";q=1;w=60`, w.Header().Get(HeaderRateLimitPolicy))
 }

@@ -8,10 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/keyfuncs"
 )
 
@@ -91,9 +90,9 @@ func newPolicy(t *testing.T, st core.Store, alg core.Algorithm, l core.Limit, lo
 	t.Helper()
 	clk := core.NewManualClock(httpT0)
 	lim, err := core.NewLimiter(st, alg, l, append([]core.Option{core.WithClock(clk)}, lopts...)...)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	p, err := New(lim, append([]Option{WithKey(peerKey)}, opts...)...)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	return p, clk
 }
 
@@ -108,9 +107,9 @@ func headersOf(o *outcome) map[string]string {
 
 func TestNewRejectsBadInput(t *testing.T) {
 	lim, err := core.NewLimiter(&mapStore{}, core.GCRA, core.PerMinute(10))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	badName, err := core.NewLimiter(&mapStore{}, core.GCRA, core.PerMinute(10).Named("caf\u00e9"))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	key := WithKey(peerKey)
 	tests := []struct {
 		name string
@@ -138,8 +137,8 @@ func TestNewRejectsBadInput(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p, err := New(tt.lim, tt.opts...)
-			require.ErrorIs(t, err, core.ErrInvalidOption)
-			assert.Nil(t, p)
+			must.ErrorIs(t, err, core.ErrInvalidOption)
+			expect.Nil(t, p)
 		})
 	}
 }
@@ -152,8 +151,8 @@ func TestDecideAllowedAndDenied(t *testing.T) {
 	}{{"1", "60"}, {"0", "60"}}
 	for i, w := range want {
 		o := p.decideNow(ctx, get("192.0.2.1"))
-		require.Equal(t, actionPass, o.action, "request %d", i)
-		assert.Equal(t, map[string]string{
+		must.Equal(t, actionPass, o.action, "request %d", i)
+		expect.Equal(t, map[string]string{
 			"X-Ratelimit-Limit":     "2",
 			"X-Ratelimit-Remaining": w.remaining,
 			"X-Ratelimit-Reset":     w.reset,
@@ -163,11 +162,11 @@ func TestDecideAllowedAndDenied(t *testing.T) {
 	}
 	clk.Advance(15 * time.Second)
 	o := p.decideNow(ctx, get("192.0.2.1"))
-	require.Equal(t, actionRespond, o.action)
-	assert.Equal(t, 429, o.response.Status)
-	assert.Equal(t, ContentTypeTextPlain, o.response.ContentType)
-	assert.Equal(t, "Too Many Requests\n", string(o.response.Body))
-	assert.Equal(t, map[string]string{
+	must.Equal(t, actionRespond, o.action)
+	expect.Equal(t, 429, o.response.Status)
+	expect.Equal(t, ContentTypeTextPlain, o.response.ContentType)
+	expect.Equal(t, "Too Many Requests\n", string(o.response.Body))
+	expect.Equal(t, map[string]string{
 		"Retry-After":           "45",
 		"X-Ratelimit-Limit":     "2",
 		"X-Ratelimit-Remaining": "0",
@@ -177,19 +176,19 @@ func TestDecideAllowedAndDenied(t *testing.T) {
 	}, headersOf(o))
 
 	o = p.decideNow(ctx, get("192.0.2.1", "Accept", "application/json"))
-	assert.Equal(t, ContentTypeProblemJSON, o.response.ContentType)
-	assert.JSONEq(t, `{"type":"https://iana.org/assignments/http-problem-types#quota-exceeded",
+	expect.Equal(t, ContentTypeProblemJSON, o.response.ContentType)
+	expect.JSONEq(t, `{"type":"https://iana.org/assignments/http-problem-types#quota-exceeded",
 		"title":"Request cannot be satisfied as assigned quota has been exceeded","status":429,
 		"violated-policies":["default"]}`, string(o.response.Body))
 
 	head := get("192.0.2.1", "Accept", "application/json")
 	head.method = "HEAD"
 	o = p.decideNow(ctx, head)
-	assert.Equal(t, 429, o.response.Status)
-	assert.Nil(t, o.response.Body)
+	expect.Equal(t, 429, o.response.Status)
+	expect.Nil(t, o.response.Body)
 
 	o = p.decideNow(ctx, get("192.0.2.2"))
-	assert.Equal(t, actionPass, o.action, "another key has its own quota")
+	expect.Equal(t, actionPass, o.action, "another key has its own quota")
 }
 
 func TestDecideTwoLimitsNamesTheGoverningOne(t *testing.T) {
@@ -197,13 +196,13 @@ func TestDecideTwoLimitsNamesTheGoverningOne(t *testing.T) {
 		[]core.Option{core.WithLimit(core.PerHour(2).Named("hourly"))})
 	ctx := context.Background()
 	o := p.decideNow(ctx, get("a"))
-	assert.Equal(t, `"default";q=5;w=1, "hourly";q=2;w=3600`, headersOf(o)["Ratelimit-Policy"])
-	assert.Equal(t, `"hourly";r=1;t=1800`, headersOf(o)["Ratelimit"])
+	expect.Equal(t, `"default";q=5;w=1, "hourly";q=2;w=3600`, headersOf(o)["Ratelimit-Policy"])
+	expect.Equal(t, `"hourly";r=1;t=1800`, headersOf(o)["Ratelimit"])
 	p.decideNow(ctx, get("a"))
 	o = p.decideNow(ctx, get("a", "Accept", "application/problem+json"))
-	require.Equal(t, 429, o.response.Status)
-	assert.Contains(t, string(o.response.Body), `"violated-policies":["hourly"]`)
-	assert.Equal(t, "1800", headersOf(o)["Retry-After"])
+	must.Equal(t, 429, o.response.Status)
+	expect.Contains(t, string(o.response.Body), `"violated-policies":["hourly"]`)
+	expect.Equal(t, "1800", headersOf(o)["Retry-After"])
 }
 
 func TestDecideHeaderToggles(t *testing.T) {
@@ -235,8 +234,8 @@ func TestDecideHeaderToggles(t *testing.T) {
 				}
 				return out
 			}
-			assert.ElementsMatch(t, tt.allowed, names(p.decideNow(context.Background(), get("a"))))
-			assert.ElementsMatch(t, tt.all, names(p.decideNow(context.Background(), get("a"))))
+			expect.ElementsMatch(t, tt.allowed, names(p.decideNow(context.Background(), get("a"))))
+			expect.ElementsMatch(t, tt.all, names(p.decideNow(context.Background(), get("a"))))
 		})
 	}
 }
@@ -266,21 +265,21 @@ func TestDecideKeyErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			lim, err := core.NewLimiter(&mapStore{}, core.GCRA, core.PerMinute(1))
-			require.NoError(t, err)
+			must.NoError(t, err)
 			p, err := New(lim, append([]Option{WithKey(apiKey)}, tt.opts...)...)
-			require.NoError(t, err)
+			must.NoError(t, err)
 			o := p.decideNow(context.Background(), tt.req)
 			if tt.status == 0 {
-				assert.Equal(t, actionPass, o.action)
-				assert.True(t, o.decided)
+				expect.Equal(t, actionPass, o.action)
+				expect.True(t, o.decided)
 				return
 			}
-			assert.Equal(t, actionRespond, o.action)
-			assert.False(t, o.decided)
-			assert.Equal(t, tt.status, o.response.Status)
-			assert.Equal(t, tt.contentType, o.response.ContentType)
-			assert.Equal(t, tt.body, string(o.response.Body))
-			assert.Zero(t, o.numHeaders())
+			expect.Equal(t, actionRespond, o.action)
+			expect.False(t, o.decided)
+			expect.Equal(t, tt.status, o.response.Status)
+			expect.Equal(t, tt.contentType, o.response.ContentType)
+			expect.Equal(t, tt.body, string(o.response.Body))
+			expect.Zero(t, o.numHeaders())
 		})
 	}
 }
@@ -309,17 +308,17 @@ func TestDecideLimiterErrors(t *testing.T) {
 			hook := errorsTo(&got)
 			p, _ := newPolicy(t, tt.store, core.GCRA, core.PerMinute(1), nil, append(tt.opts, hook)...)
 			o := p.decideNow(context.Background(), get("a"))
-			require.Len(t, got, 1)
-			assert.ErrorIs(t, got[0], tt.is)
-			assert.False(t, o.decided)
+			must.Len(t, got, 1)
+			expect.ErrorIs(t, got[0], tt.is)
+			expect.False(t, o.decided)
 			if tt.status == 0 {
-				assert.Equal(t, actionPass, o.action)
-				assert.Zero(t, o.numHeaders())
+				expect.Equal(t, actionPass, o.action)
+				expect.Zero(t, o.numHeaders())
 				return
 			}
-			assert.Equal(t, tt.status, o.response.Status)
-			assert.Equal(t, "Service Unavailable\n", string(o.response.Body))
-			assert.Equal(t, map[string]string{HeaderRetryAfter: tt.retry}, headersOf(o), "a 503 says when to come back, and nothing else")
+			expect.Equal(t, tt.status, o.response.Status)
+			expect.Equal(t, "Service Unavailable\n", string(o.response.Body))
+			expect.Equal(t, map[string]string{HeaderRetryAfter: tt.retry}, headersOf(o), "a 503 says when to come back, and nothing else")
 		})
 	}
 }
@@ -338,14 +337,14 @@ func TestDecideSkipAndCost(t *testing.T) {
 	health.path = "/health"
 	for range 10 {
 		o := p.decideNow(ctx, health)
-		require.Equal(t, actionPass, o.action)
-		require.False(t, o.decided)
+		must.Equal(t, actionPass, o.action)
+		must.False(t, o.decided)
 	}
 	post := get("a")
 	post.method = "POST"
-	assert.Equal(t, "1", headersOf(p.decideNow(ctx, post))["X-Ratelimit-Remaining"])
-	assert.Equal(t, "0", headersOf(p.decideNow(ctx, get("a")))["X-Ratelimit-Remaining"])
-	assert.Equal(t, 429, p.decideNow(ctx, get("a")).response.Status)
+	expect.Equal(t, "1", headersOf(p.decideNow(ctx, post))["X-Ratelimit-Remaining"])
+	expect.Equal(t, "0", headersOf(p.decideNow(ctx, get("a")))["X-Ratelimit-Remaining"])
+	expect.Equal(t, 429, p.decideNow(ctx, get("a")).response.Status)
 }
 
 func TestDecideResponder(t *testing.T) {
@@ -355,10 +354,10 @@ func TestDecideResponder(t *testing.T) {
 		}))
 	p.decideNow(context.Background(), get("a"))
 	o := p.decideNow(context.Background(), get("a"))
-	assert.Equal(t, 429, o.response.Status)
-	assert.Equal(t, "text/html", o.response.ContentType)
-	assert.Equal(t, "<p>slow down</p>", string(o.response.Body))
-	assert.Equal(t, "60", headersOf(o)["Retry-After"])
+	expect.Equal(t, 429, o.response.Status)
+	expect.Equal(t, "text/html", o.response.ContentType)
+	expect.Equal(t, "<p>slow down</p>", string(o.response.Body))
+	expect.Equal(t, "60", headersOf(o)["Retry-After"])
 }
 
 func TestDecideLeakyBucketDelay(t *testing.T) {
@@ -368,11 +367,11 @@ func TestDecideLeakyBucketDelay(t *testing.T) {
 	var delays []time.Duration
 	for range 3 {
 		o := p.decideNow(ctx, get("a"))
-		require.Equal(t, actionPass, o.action)
+		must.Equal(t, actionPass, o.action)
 		delays = append(delays, o.decision.Delay)
 	}
-	assert.Equal(t, []time.Duration{0, time.Second, 2 * time.Second}, delays)
+	expect.Equal(t, []time.Duration{0, time.Second, 2 * time.Second}, delays)
 	o := p.decideNow(ctx, get("a"))
-	assert.Equal(t, 429, o.response.Status, "a delay above the max is refused")
-	assert.Equal(t, "3", headersOf(o)["Retry-After"])
+	expect.Equal(t, 429, o.response.Status, "a delay above the max is refused")
+	expect.Equal(t, "3", headersOf(o)["Retry-After"])
 }

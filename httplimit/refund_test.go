@@ -8,11 +8,10 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/internal/fakereq"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/keyfuncs"
 )
 
@@ -28,20 +27,20 @@ func TestRefundCountsOnlyFailures(t *testing.T) {
 		w, pass, next := serve(p, fakereq.New("192.0.2.1:1"))
 		codes = append(codes, w.Code)
 		if next {
-			require.True(t, pass.WantsStatus())
+			must.True(t, pass.WantsStatus())
 			pass.Finish(status)
 		}
 	}
-	assert.Equal(t, []int{200, 200, 200, 200, 200, 200, 429, 429}, codes, "two failures spend the limit")
+	expect.Equal(t, []int{200, 200, 200, 200, 200, 200, 429, 429}, codes, "two failures spend the limit")
 	refunded := 0
 	for _, e := range rec.events {
 		if e.Outcome == OutcomeRefunded {
 			refunded++
-			assert.NoError(t, e.Err)
-			assert.Equal(t, "default", e.Policy)
+			expect.NoError(t, e.Err)
+			expect.Equal(t, "default", e.Policy)
 		}
 	}
-	assert.Equal(t, 4, refunded)
+	expect.Equal(t, 4, refunded)
 }
 
 // Refunds go to the tier that admitted the request, with the decision it
@@ -50,12 +49,12 @@ func TestRefundOnTheAdmittingTier(t *testing.T) {
 	p, _ := tiered(t, WithRefund(successful))
 	for range 5 {
 		_, pass, next := serve(p, fakereq.New("192.0.2.1:1", "X-Plan", "paid"))
-		require.True(t, next)
+		must.True(t, next)
 		pass.Finish(200)
 	}
 	d, err := p.Peek(context.Background(), "paid", "192.0.2.1:1")
-	require.NoError(t, err)
-	assert.Equal(t, int64(3), d.Remaining)
+	must.NoError(t, err)
+	expect.Equal(t, int64(3), d.Remaining)
 }
 
 // refundFails is a store that decides but cannot refund.
@@ -77,14 +76,14 @@ func TestRefundErrorsAreReported(t *testing.T) {
 	p, _ := newPolicy(t, &refundFails{}, core.GCRA, core.PerMinute(5), nil, WithRefund(successful), WithObserver(rec))
 	_, pass, _ := serve(p, fakereq.New("192.0.2.1:1"))
 	pass.Finish(200)
-	assert.Equal(t, OutcomeRefunded, rec.last().Outcome)
-	assert.ErrorIs(t, rec.last().Err, errNoRefund)
+	expect.Equal(t, OutcomeRefunded, rec.last().Outcome)
+	expect.ErrorIs(t, rec.last().Err, errNoRefund)
 
 	logger, buf := logBuffer()
 	p, _ = newPolicy(t, &refundFails{}, core.GCRA, core.PerMinute(5), nil, WithRefund(successful), WithLogger(logger))
 	_, pass, _ = serve(p, fakereq.New("192.0.2.1:1"))
 	pass.Finish(200)
-	assert.Contains(t, buf.String(), "refund failed")
+	expect.Contains(t, buf.String(), "refund failed")
 }
 
 // Without WithRefund, and for requests that spent nothing or were not
@@ -92,19 +91,19 @@ func TestRefundErrorsAreReported(t *testing.T) {
 func TestNothingToFinish(t *testing.T) {
 	p, _ := memPolicy(t, core.GCRA, core.PerMinute(1))
 	_, pass, _ := serve(p, fakereq.New("192.0.2.1:1"))
-	assert.False(t, pass.WantsStatus())
+	expect.False(t, pass.WantsStatus())
 	pass.Finish(200)
 	_, pass, next := serve(p, fakereq.New("192.0.2.1:1"))
-	assert.False(t, next)
+	expect.False(t, next)
 	pass.Finish(200)
 
 	rec := &recorder{}
 	free := WithCost(func(keyfuncs.Request) int64 { return 0 })
 	p, _ = memPolicy(t, core.GCRA, core.PerMinute(1), WithRefund(successful), free, WithObserver(rec))
 	_, pass, next = serve(p, fakereq.New("192.0.2.1:1"))
-	assert.True(t, next)
-	assert.False(t, pass.WantsStatus(), "a request that spent nothing gets nothing back")
-	assert.Equal(t, []Outcome{OutcomeAllowed}, rec.outcomes())
+	expect.True(t, next)
+	expect.False(t, pass.WantsStatus(), "a request that spent nothing gets nothing back")
+	expect.Equal(t, []Outcome{OutcomeAllowed}, rec.outcomes())
 }
 
 // With WithDecisionInContext, a refunded request's context stays valid
@@ -113,10 +112,10 @@ func TestRefundWithDecisionInContext(t *testing.T) {
 	p, _ := memPolicy(t, core.FixedWindow, core.PerMinute(1), WithRefund(successful), WithDecisionInContext())
 	for range 3 {
 		_, pass, next := serve(p, fakereq.New("192.0.2.1:1"))
-		require.True(t, next)
+		must.True(t, next)
 		d, ok := DecisionFromContext(pass.Context())
-		require.True(t, ok)
-		assert.Equal(t, int64(0), d.Remaining)
+		must.True(t, ok)
+		expect.Equal(t, int64(0), d.Remaining)
 		pass.Finish(http.StatusOK)
 	}
 }
@@ -137,10 +136,10 @@ func TestDeniedHandlerWritesAfterTheHeaders(t *testing.T) {
 	serve(p, fakereq.New("192.0.2.1:1"))
 	w := httptest.NewRecorder()
 	_, next := p.Handle(context.Background(), fakereq.New("192.0.2.1:1"), w)
-	assert.False(t, next)
-	assert.Equal(t, []string{"60"}, seen)
-	assert.Equal(t, 429, w.Code)
-	assert.JSONEq(t, `{"type":"`+ProblemTypeQuotaExceeded+`","title":"`+titleTooMany+`","status":429,"detail":"upgrade to the paid plan","violated-policies":["default"]}`, w.Body.String())
+	expect.False(t, next)
+	expect.Equal(t, []string{"60"}, seen)
+	expect.Equal(t, 429, w.Code)
+	expect.JSONEq(t, `{"type":"`+ProblemTypeQuotaExceeded+`","title":"`+titleTooMany+`","status":429,"detail":"upgrade to the paid plan","violated-policies":["default"]}`, w.Body.String())
 }
 
 // The exported building blocks give exactly what the policy sends.
@@ -155,15 +154,15 @@ func TestProblemBuildingBlocksMatchTheDefaults(t *testing.T) {
 			var d core.Decision
 			d.Limit.Name = "default"
 			want := DefaultDenied(r, d)
-			assert.Equal(t, want.Status, w.Code)
-			assert.Equal(t, want.ContentType, w.Header().Get("Content-Type"))
-			assert.Equal(t, string(want.Body), w.Body.String())
+			expect.Equal(t, want.Status, w.Code)
+			expect.Equal(t, want.ContentType, w.Header().Get("Content-Type"))
+			expect.Equal(t, string(want.Body), w.Body.String())
 		}
 	}
-	assert.Equal(t, `{"type":"about:blank","title":"Unauthorized","status":401}`, string(KeyErrorProblem(keyfuncs.ErrKey).JSON()))
-	assert.Equal(t, `{"type":"about:blank","title":"Service Unavailable","status":503}`, string(UnavailableProblem().JSON()))
-	assert.Equal(t, 500, KeyErrorProblem(keyfuncs.ErrPeerNotIP).Status)
-	assert.Equal(t, "Too Many Requests\n", string(DeniedProblem(core.Decision{}).Text()))
+	expect.Equal(t, `{"type":"about:blank","title":"Unauthorized","status":401}`, string(KeyErrorProblem(keyfuncs.ErrKey).JSON()))
+	expect.Equal(t, `{"type":"about:blank","title":"Service Unavailable","status":503}`, string(UnavailableProblem().JSON()))
+	expect.Equal(t, 500, KeyErrorProblem(keyfuncs.ErrPeerNotIP).Status)
+	expect.Equal(t, "Too Many Requests\n", string(DeniedProblem(core.Decision{}).Text()))
 }
 
 // With no observer, tiers or refund, a request costs what it did: no
@@ -177,22 +176,22 @@ func TestDefaultPathAllocatesNothing(t *testing.T) {
 			pass.Finish(200)
 		}
 	})
-	assert.Zero(t, allocs)
+	expect.Zero(t, allocs)
 	rec := &recorder{events: make([]Event, 0, 1000)}
 	p, _ = newPolicy(t, &localMapStore{}, core.GCRA, core.PerSecond(1_000_000), nil, WithObserver(rec))
 	allocs = testing.AllocsPerRun(200, func() { p.Handle(context.Background(), r, w) })
-	assert.Zero(t, allocs, "an observer that allocates nothing costs no allocation")
+	expect.Zero(t, allocs, "an observer that allocates nothing costs no allocation")
 
 	lim, err := core.NewLimiter(&localMapStore{}, core.GCRA, core.PerSecond(1_000_000))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	paid, err := lim.Tier("paid", core.PerSecond(900_000))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	plan, err := keyfuncs.Header("X-Plan")
-	require.NoError(t, err)
+	must.NoError(t, err)
 	p, err = New(lim, WithKey(peerKey), WithTiers(plan, paid))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	r = fakereq.New("192.0.2.1:1", "X-Plan", "paid")
 	allocs = testing.AllocsPerRun(200, func() { p.Handle(context.Background(), r, w) })
-	assert.Zero(t, allocs, "picking a tier costs no allocation")
-	assert.Equal(t, `"paid";q=900000;w=1`, w.headers[HeaderRateLimitPolicy])
+	expect.Zero(t, allocs, "picking a tier costs no allocation")
+	expect.Equal(t, `"paid";q=900000;w=1`, w.headers[HeaderRateLimitPolicy])
 }

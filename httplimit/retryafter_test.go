@@ -8,10 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 // Retry-After counts whole seconds rounded up: a client told "1" when it must
@@ -34,15 +33,15 @@ func TestRetryAfterRoundsUp(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p, clk := newPolicy(t, &mapStore{}, core.GCRA, core.Every(1, 2*time.Second), nil)
 			_, next := p.Handle(context.Background(), get("192.0.2.1"), httptest.NewRecorder())
-			require.True(t, next)
+			must.True(t, next)
 			clk.Advance(tt.elapsed)
 			for _, w := range []ResponseWriter{httptest.NewRecorder(), newSetterWriter()} {
 				_, next = p.Handle(context.Background(), get("192.0.2.1"), w)
-				require.False(t, next)
+				must.False(t, next)
 				h := writtenHeaders(w)
-				assert.Equal(t, tt.want, h[HeaderRetryAfter])
-				assert.Equal(t, tt.want, h[HeaderXRateLimitReset], "the reset is Retry-After on a denial")
-				assert.Equal(t, `"default";r=0;t=`+tt.want, h[HeaderRateLimit])
+				expect.Equal(t, tt.want, h[HeaderRetryAfter])
+				expect.Equal(t, tt.want, h[HeaderXRateLimitReset], "the reset is Retry-After on a denial")
+				expect.Equal(t, `"default";r=0;t=`+tt.want, h[HeaderRateLimit])
 			}
 		})
 	}
@@ -71,9 +70,9 @@ func TestFailClosedRetryAfter(t *testing.T) {
 					r := get("192.0.2.1")
 					r.method = method
 					_, next := p.Handle(context.Background(), r, w)
-					require.False(t, next)
-					assert.Equal(t, 503, writtenStatus(w))
-					assert.Equal(t, map[string]string{HeaderRetryAfter: tt.want, "Content-Type": ContentTypeTextPlain}, writtenHeaders(w), method)
+					must.False(t, next)
+					expect.Equal(t, 503, writtenStatus(w))
+					expect.Equal(t, map[string]string{HeaderRetryAfter: tt.want, "Content-Type": ContentTypeTextPlain}, writtenHeaders(w), method)
 				}
 			}
 		})
@@ -84,12 +83,12 @@ func TestFailClosedRetryAfter(t *testing.T) {
 // is built.
 func TestUnavailableRetryAfterRejectsNonPositive(t *testing.T) {
 	lim, err := core.NewLimiter(&mapStore{}, core.GCRA, core.PerMinute(1))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	for _, d := range []time.Duration{0, -time.Nanosecond, -time.Hour} {
 		p, err := New(lim, WithUnavailableRetryAfter(d))
-		require.ErrorIs(t, err, core.ErrInvalidOption, "%s", d)
-		assert.ErrorContains(t, err, "Retry-After must be positive")
-		assert.Nil(t, p)
+		must.ErrorIs(t, err, core.ErrInvalidOption, "%s", d)
+		expect.ErrorContains(t, err, "Retry-After must be positive")
+		expect.Nil(t, p)
 	}
 }
 

@@ -7,10 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 // SetHeaders stores what Header lists, with values that outlive the outcome:
@@ -45,14 +44,14 @@ func TestSetHeadersOutlivesRelease(t *testing.T) {
 				p.release(o)
 				clk.Advance(time.Second)
 			}
-			assert.Equal(t, "17", want[3]["Retry-After"], "the fourth request is denied")
+			expect.Equal(t, "17", want[3]["Retry-After"], "the fourth request is denied")
 			for i, h := range kept {
 				got := map[string]string{}
 				for name, vals := range h {
-					require.Len(t, vals, 1)
+					must.Len(t, vals, 1)
 					got[name] = vals[0]
 				}
-				assert.Equal(t, want[i], got, "request %d", i)
+				expect.Equal(t, want[i], got, "request %d", i)
 			}
 		})
 	}
@@ -76,7 +75,7 @@ func TestSetHeadersAllocations(t *testing.T) {
 				o.setHeaderMap(h, "")
 				p.release(o)
 			})
-			assert.Equal(t, tt.allocs, allocs)
+			expect.Equal(t, tt.allocs, allocs)
 		})
 	}
 }
@@ -94,9 +93,9 @@ func TestSetHeadersSharesAContextOutcome(t *testing.T) {
 		name, vals := o.header(i)
 		want[name] = vals
 	}
-	assert.Len(t, shared, 5)
-	assert.Equal(t, want, shared)
-	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { o.setHeaderMap(shared, "") }))
+	expect.Len(t, shared, 5)
+	expect.Equal(t, want, shared)
+	expect.Equal(t, 1.0, testing.AllocsPerRun(100, func() { o.setHeaderMap(shared, "") }))
 }
 
 // A handler that writes into a header's slice (h[name][0] = ...) changes its
@@ -129,9 +128,9 @@ func TestSetHeadersSlicesAreOwnedByTheResponse(t *testing.T) {
 			o = p.decideNow(ctx, get("b")) // another key: the same figures as the first
 			o.setHeaderMap(second, "")
 			p.release(o)
-			assert.Equal(t, want, second)
-			assert.Equal(t, "100", second.Get(HeaderXRateLimitLimit))
-			assert.Equal(t, `"default";q=100;w=60`, second.Get(HeaderRateLimitPolicy))
+			expect.Equal(t, want, second)
+			expect.Equal(t, "100", second.Get(HeaderXRateLimitLimit))
+			expect.Equal(t, `"default";q=100;w=60`, second.Get(HeaderRateLimitPolicy))
 		})
 	}
 }

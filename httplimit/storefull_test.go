@@ -6,11 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/internal/fakereq"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/store/memory"
 )
 
@@ -20,7 +19,7 @@ import (
 func fullStorePolicy(t *testing.T, opts ...Option) (*Policy, *memory.Store, *core.ManualClock) {
 	t.Helper()
 	st, err := memory.New(memory.WithShards(1), memory.WithMaxKeys(2), memory.WithRefuseWhenFull(), memory.WithSweepInterval(0))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close() })
 	p, clk := newPolicy(t, st, core.GCRA, core.PerMinute(1), nil, opts...)
 	return p, st, clk
@@ -48,31 +47,31 @@ func TestAFullStoreRefusesNewKeysWith503(t *testing.T) {
 			p, st, _ := fullStorePolicy(t, append([]Option{WithObserver(rec)}, tt.opts...)...)
 			for _, held := range []string{"192.0.2.1:1", "192.0.2.2:1"} {
 				_, next := p.Handle(context.Background(), fakereq.New(held), httptest.NewRecorder())
-				require.True(t, next, held)
+				must.True(t, next, held)
 			}
 			for _, w := range []ResponseWriter{httptest.NewRecorder(), newSetterWriter()} {
 				_, next := p.Handle(context.Background(), fakereq.New("192.0.2.3:1", "Accept", "application/json"), w)
-				assert.Equal(t, tt.next, next)
+				expect.Equal(t, tt.next, next)
 				if tt.next {
-					assert.Empty(t, writtenHeaders(w), "a dry run's refused key gets nothing: nothing was decided")
+					expect.Empty(t, writtenHeaders(w), "a dry run's refused key gets nothing: nothing was decided")
 					continue
 				}
-				assert.Equal(t, 503, writtenStatus(w))
-				assert.Equal(t, map[string]string{HeaderRetryAfter: tt.retry, "Content-Type": ContentTypeProblemJSON}, writtenHeaders(w))
+				expect.Equal(t, 503, writtenStatus(w))
+				expect.Equal(t, map[string]string{HeaderRetryAfter: tt.retry, "Content-Type": ContentTypeProblemJSON}, writtenHeaders(w))
 			}
 			_, next := p.Handle(context.Background(), fakereq.New("192.0.2.1:1"), httptest.NewRecorder())
-			assert.Equal(t, tt.next, next, "a held client keeps its exact count: its second request of the minute is denied (but for a dry run)")
+			expect.Equal(t, tt.next, next, "a held client keeps its exact count: its second request of the minute is denied (but for a dry run)")
 
 			want := []Outcome{OutcomeAllowed, OutcomeAllowed, OutcomeStoreFull, OutcomeStoreFull, OutcomeDenied}
 			if tt.next {
 				want[4] = OutcomeDryRunDenied
 			}
-			require.Equal(t, want, rec.outcomes())
+			must.Equal(t, want, rec.outcomes())
 			e := rec.events[2]
-			assert.ErrorIs(t, e.Err, core.ErrStoreFull)
-			assert.Equal(t, "default", e.Policy)
-			assert.Equal(t, core.Decision{}, e.Decision)
-			assert.Equal(t, memory.Stats{Keys: 2, Refused: 2}, st.Stats())
+			expect.ErrorIs(t, e.Err, core.ErrStoreFull)
+			expect.Equal(t, "default", e.Policy)
+			expect.Equal(t, core.Decision{}, e.Decision)
+			expect.Equal(t, memory.Stats{Keys: 2, Refused: 2}, st.Stats())
 		})
 	}
 }
@@ -85,14 +84,14 @@ func TestAFullStoreIsLoggedOncePerInterval(t *testing.T) {
 	p.logs.now = clk.Now
 	for i := range 5 {
 		w, _, _ := serve(p, fakereq.New("192.0.2."+string(rune('1'+i))+":1"))
-		assert.Equal(t, []int{200, 200, 503, 503, 503}[i], w.Code, "request %d", i)
+		expect.Equal(t, []int{200, 200, 503, 503, 503}[i], w.Code, "request %d", i)
 	}
-	require.Len(t, lines(buf), 1)
-	assert.Contains(t, buf.String(), `msg="ratewarden: the store is full and refuses new keys; their requests get 503" policy=default err=`)
-	assert.Contains(t, buf.String(), `ratewarden: store full" suppressed=0`)
+	must.Len(t, lines(buf), 1)
+	expect.Contains(t, buf.String(), `msg="ratewarden: the store is full and refuses new keys; their requests get 503" policy=default err=`)
+	expect.Contains(t, buf.String(), `ratewarden: store full" suppressed=0`)
 	clk.Advance(LogInterval)
 	w, _, _ := serve(p, fakereq.New("192.0.2.9:1"))
-	assert.Equal(t, 503, w.Code)
-	require.Len(t, lines(buf), 2)
-	assert.Contains(t, lines(buf)[1], "suppressed=2")
+	expect.Equal(t, 503, w.Code)
+	must.Len(t, lines(buf), 2)
+	expect.Contains(t, lines(buf)[1], "suppressed=2")
 }

@@ -6,11 +6,10 @@ import (
 	"log/slog"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/internal/fakereq"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/keyfuncs"
 	"github.com/ratewarden/ratewarden/store/memory"
 )
@@ -20,14 +19,14 @@ import (
 func tiered(t *testing.T, opts ...Option) (*Policy, *core.Limiter) {
 	t.Helper()
 	st, err := memory.New(memory.WithSweepInterval(0))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close() })
 	lim, err := core.NewLimiter(st, core.GCRA, core.PerMinute(1), core.WithClock(core.NewManualClock(httpT0)))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	paid, err := lim.Tier("paid", core.PerMinute(3))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	team, err := lim.Tier("team", core.PerSecond(2))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	pick := func(r keyfuncs.Request) (string, error) {
 		switch r.Header("X-Plan") {
 		case "panic":
@@ -38,7 +37,7 @@ func tiered(t *testing.T, opts ...Option) (*Policy, *core.Limiter) {
 		return r.Header("X-Plan"), nil
 	}
 	p, err := New(lim, append([]Option{WithKey(peerKey), WithTiers(pick, paid, team)}, opts...)...)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	return p, lim
 }
 
@@ -63,12 +62,12 @@ func TestTiersPickLimitsPerRequest(t *testing.T) {
 	}
 	for i, tt := range tests {
 		w, _, _ := serve(p, fakereq.New("192.0.2.1:1", "X-Plan", tt.plan, "Accept", "application/json"))
-		assert.Equal(t, tt.code, w.Code, "request %d", i)
-		assert.Equal(t, tt.policy, w.Header().Get(HeaderRateLimitPolicy), "request %d", i)
-		assert.Equal(t, tt.rateLimit, w.Header().Get(HeaderRateLimit), "request %d", i)
-		assert.Equal(t, tt.tier, rec.last().Policy, "request %d", i)
+		expect.Equal(t, tt.code, w.Code, "request %d", i)
+		expect.Equal(t, tt.policy, w.Header().Get(HeaderRateLimitPolicy), "request %d", i)
+		expect.Equal(t, tt.rateLimit, w.Header().Get(HeaderRateLimit), "request %d", i)
+		expect.Equal(t, tt.tier, rec.last().Policy, "request %d", i)
 		if tt.code == 429 {
-			assert.Contains(t, w.Body.String(), `"violated-policies":["default"]`)
+			expect.Contains(t, w.Body.String(), `"violated-policies":["default"]`)
 		}
 	}
 }
@@ -79,24 +78,24 @@ func TestTierPickPanicIsLogged(t *testing.T) {
 	logger, buf := logBuffer()
 	p, _ := tiered(t, WithLogger(logger))
 	w, _, next := serve(p, fakereq.New("192.0.2.1:1", "X-Plan", "panic"))
-	assert.True(t, next)
-	assert.Equal(t, `"default";q=1;w=60`, w.Header().Get(HeaderRateLimitPolicy))
-	assert.Contains(t, buf.String(), "tier pick function panicked")
+	expect.True(t, next)
+	expect.Equal(t, `"default";q=1;w=60`, w.Header().Get(HeaderRateLimitPolicy))
+	expect.Contains(t, buf.String(), "tier pick function panicked")
 	buf.Reset()
 	w, _, _ = serve(p, fakereq.New("192.0.2.2:1", "X-Plan", "fail"))
-	assert.Equal(t, `"default";q=1;w=60`, w.Header().Get(HeaderRateLimitPolicy), "a failed pick gets the default")
-	assert.Empty(t, buf.String(), "a failed pick is the request's, not a bug: nothing is logged")
+	expect.Equal(t, `"default";q=1;w=60`, w.Header().Get(HeaderRateLimitPolicy), "a failed pick gets the default")
+	expect.Empty(t, buf.String(), "a failed pick is the request's, not a bug: nothing is logged")
 }
 
 func TestWithTiersRejectsBadInput(t *testing.T) {
 	lim, err := core.NewLimiter(&mapStore{}, core.GCRA, core.PerMinute(1))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	paid, err := lim.Tier("paid", core.PerMinute(3))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	paid2, err := lim.Tier("paid", core.PerMinute(5))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	named, err := lim.Tier("default", core.PerMinute(5))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	pick := keyfuncs.Func(func(r keyfuncs.Request) (string, error) { return r.Header("X-Plan"), nil })
 	for _, tt := range []struct {
 		name string
@@ -110,8 +109,8 @@ func TestWithTiersRejectsBadInput(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p, err := New(lim, tt.opt)
-			require.ErrorIs(t, err, core.ErrInvalidOption)
-			assert.Nil(t, p)
+			must.ErrorIs(t, err, core.ErrInvalidOption)
+			expect.Nil(t, p)
 		})
 	}
 }
@@ -125,39 +124,39 @@ func TestResetAndPeek(t *testing.T) {
 	}
 	for _, tier := range []string{"", "default", "paid"} {
 		d, err := p.Peek(ctx, tier, "192.0.2.1:1")
-		require.NoError(t, err)
-		assert.Zero(t, d.Remaining, tier)
+		must.NoError(t, err)
+		expect.Zero(t, d.Remaining, tier)
 	}
-	require.NoError(t, p.Reset(ctx, "192.0.2.1:1"))
+	must.NoError(t, p.Reset(ctx, "192.0.2.1:1"))
 	d, err := p.Peek(ctx, "paid", "192.0.2.1:1")
-	require.NoError(t, err)
-	assert.Equal(t, int64(3), d.Remaining)
+	must.NoError(t, err)
+	expect.Equal(t, int64(3), d.Remaining)
 	d, err = p.Peek(ctx, "", "192.0.2.1:1")
-	require.NoError(t, err)
-	assert.Equal(t, int64(1), d.Remaining)
-	require.NoError(t, p.Reset(ctx, "never-seen"), "a key the store does not hold resets fine")
+	must.NoError(t, err)
+	expect.Equal(t, int64(1), d.Remaining)
+	must.NoError(t, p.Reset(ctx, "never-seen"), "a key the store does not hold resets fine")
 	_, err = p.Peek(ctx, "gold", "192.0.2.1:1")
-	assert.ErrorIs(t, err, core.ErrInvalidOption)
+	expect.ErrorIs(t, err, core.ErrInvalidOption)
 
 	noReset, _ := newPolicy(t, &mapStore{}, core.GCRA, core.PerMinute(1), nil)
-	assert.True(t, errors.Is(noReset.Reset(ctx, "k"), core.ErrUnsupported))
+	expect.True(t, errors.Is(noReset.Reset(ctx, "k"), core.ErrUnsupported))
 }
 
 // Many tiers are found through a map; the answer is the same.
 func TestManyTiers(t *testing.T) {
 	lim, err := core.NewLimiter(&localMapStore{}, core.GCRA, core.PerMinute(1))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	var tiers []*core.Limiter
 	for i := range maxScannedTiers + 2 {
 		tl, err := lim.Tier(string(rune('a'+i)), core.PerMinute(int64(10+i)))
-		require.NoError(t, err)
+		must.NoError(t, err)
 		tiers = append(tiers, tl)
 	}
 	p, err := New(lim, WithKey(peerKey), WithTiers(keyfuncs.Func(func(r keyfuncs.Request) (string, error) { return r.Header("X-Plan"), nil }), tiers...))
-	require.NoError(t, err)
-	require.NotNil(t, p.tierMap)
+	must.NoError(t, err)
+	must.NotNil(t, p.tierMap)
 	w, _, _ := serve(p, fakereq.New("192.0.2.1:1", "X-Plan", "j"))
-	assert.Equal(t, `"j";q=19;w=60`, w.Header().Get(HeaderRateLimitPolicy))
+	expect.Equal(t, `"j";q=19;w=60`, w.Header().Get(HeaderRateLimitPolicy))
 	w, _, _ = serve(p, fakereq.New("192.0.2.1:1", "X-Plan", "z"))
-	assert.Equal(t, `"default";q=1;w=60`, w.Header().Get(HeaderRateLimitPolicy))
+	expect.Equal(t, `"default";q=1;w=60`, w.Header().Get(HeaderRateLimitPolicy))
 }

@@ -6,34 +6,34 @@ import (
 	"testing"
 
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/internal/fakereq"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/keyfuncs"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func TestComposeUnambiguous(t *testing.T) {
 	ab, err := keyfuncs.Compose(keyfuncs.Static("a:b"), keyfuncs.Static("c"))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	a, err := keyfuncs.Compose(keyfuncs.Static("a"), keyfuncs.Static("b:c"))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	pipe1, err := keyfuncs.Compose(keyfuncs.Static("a|1:b"), keyfuncs.Static(""))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	pipe2, err := keyfuncs.Compose(keyfuncs.Static("a"), keyfuncs.Static("b|0:"))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	r := fakereq.New("192.0.2.1:1")
 	k1, err := ab(r)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	k2, err := a(r)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	k3, err := pipe1(r)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	k4, err := pipe2(r)
-	require.NoError(t, err)
-	assert.Equal(t, "3:a:b|1:c", k1)
-	assert.Equal(t, "1:a|3:b:c", k2)
-	assert.Equal(t, "5:a|1:b|0:", k3)
-	assert.Equal(t, "1:a|4:b|0:", k4)
+	must.NoError(t, err)
+	expect.Equal(t, "3:a:b|1:c", k1)
+	expect.Equal(t, "1:a|3:b:c", k2)
+	expect.Equal(t, "5:a|1:b|0:", k3)
+	expect.Equal(t, "1:a|4:b|0:", k4)
 }
 
 func TestComposeManyParts(t *testing.T) {
@@ -42,42 +42,42 @@ func TestComposeManyParts(t *testing.T) {
 		parts[i] = keyfuncs.Static(strings.Repeat("x", i))
 	}
 	kf, err := keyfuncs.Compose(parts...)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	got, err := kf(fakereq.New("192.0.2.1:1"))
-	require.NoError(t, err)
-	assert.Equal(t, "0:|1:x|2:xx|3:xxx|4:xxxx|5:xxxxx", got)
+	must.NoError(t, err)
+	expect.Equal(t, "0:|1:x|2:xx|3:xxx|4:xxxx|5:xxxxx", got)
 }
 
 func TestComposeUserAndRoute(t *testing.T) {
 	ip, err := keyfuncs.IP()
-	require.NoError(t, err)
+	must.NoError(t, err)
 	kf, err := keyfuncs.Compose(ip, keyfuncs.Method(), keyfuncs.Route())
-	require.NoError(t, err)
+	must.NoError(t, err)
 	r := fakereq.New("203.0.113.7:1")
 	r.MethodName, r.RoutePattern, r.PathName = "POST", "/users/{id}", "/users/42"
 	got, err := kf(r)
-	require.NoError(t, err)
-	assert.Equal(t, "11:203.0.113.7|4:POST|11:/users/{id}", got)
+	must.NoError(t, err)
+	expect.Equal(t, "11:203.0.113.7|4:POST|11:/users/{id}", got)
 }
 
 func TestComposePartError(t *testing.T) {
 	key, err := keyfuncs.Header("X-API-Key")
-	require.NoError(t, err)
+	must.NoError(t, err)
 	kf, err := keyfuncs.Compose(keyfuncs.Static("s"), key)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	got, err := kf(fakereq.New("192.0.2.1:1"))
-	require.ErrorIs(t, err, keyfuncs.ErrKey)
-	assert.Empty(t, got)
+	must.ErrorIs(t, err, keyfuncs.ErrKey)
+	expect.Empty(t, got)
 }
 
 func TestComposeInvalid(t *testing.T) {
 	kf, err := keyfuncs.Compose()
-	require.ErrorIs(t, err, core.ErrInvalidOption)
-	assert.Nil(t, kf)
+	must.ErrorIs(t, err, core.ErrInvalidOption)
+	expect.Nil(t, kf)
 	kf, err = keyfuncs.Compose(keyfuncs.Static("a"), nil)
-	require.ErrorIs(t, err, core.ErrInvalidOption)
-	assert.Contains(t, err.Error(), "part 1 is nil")
-	assert.Nil(t, kf)
+	must.ErrorIs(t, err, core.ErrInvalidOption)
+	expect.Contains(t, err.Error(), "part 1 is nil")
+	expect.Nil(t, kf)
 }
 
 func TestRouteMethodStatic(t *testing.T) {
@@ -104,25 +104,25 @@ func TestRouteMethodStatic(t *testing.T) {
 			r.MethodName, r.RoutePattern, r.PathName = tt.method, tt.route, tt.path
 			got, err := tt.kf(r)
 			if tt.wantErr {
-				require.ErrorIs(t, err, keyfuncs.ErrKey)
+				must.ErrorIs(t, err, keyfuncs.ErrKey)
 				return
 			}
-			require.NoError(t, err)
+			must.NoError(t, err)
 			if tt.want == "sha256:" {
-				assert.True(t, strings.HasPrefix(got, tt.want), got)
-				assert.Len(t, got, 50)
+				expect.True(t, strings.HasPrefix(got, tt.want), got)
+				expect.Len(t, got, 50)
 				return
 			}
-			assert.Equal(t, tt.want, got)
+			expect.Equal(t, tt.want, got)
 		})
 	}
 }
 
 func TestFallback(t *testing.T) {
 	key, err := keyfuncs.Header("X-API-Key")
-	require.NoError(t, err)
+	must.NoError(t, err)
 	ip, err := keyfuncs.IP()
-	require.NoError(t, err)
+	must.NoError(t, err)
 	failing := func(keyfuncs.Request) (string, error) { return "", errors.New("boom") }
 	tests := []struct {
 		name     string
@@ -145,12 +145,12 @@ func TestFallback(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := keyfuncs.Fallback(tt.primary, tt.fallback)(fakereq.New("203.0.113.7:9", tt.header...))
 			if tt.wantErr {
-				require.ErrorIs(t, err, keyfuncs.ErrKey)
-				assert.Empty(t, got)
+				must.ErrorIs(t, err, keyfuncs.ErrKey)
+				expect.Empty(t, got)
 				return
 			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
+			must.NoError(t, err)
+			expect.Equal(t, tt.want, got)
 		})
 	}
 }

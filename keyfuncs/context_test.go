@@ -6,11 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/internal/fakereq"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/keyfuncs"
 )
 
@@ -36,7 +35,7 @@ func withValue(key, v any) *fakereq.Request {
 
 func TestContextValueTypes(t *testing.T) {
 	kf, err := keyfuncs.ContextValue(userKey{})
-	require.NoError(t, err)
+	must.NoError(t, err)
 	tests := []struct {
 		name  string
 		value any
@@ -59,15 +58,15 @@ func TestContextValueTypes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := kf(withValue(userKey{}, tt.value))
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
+			must.NoError(t, err)
+			expect.Equal(t, tt.want, got)
 		})
 	}
 }
 
 func TestContextValueErrors(t *testing.T) {
 	kf, err := keyfuncs.ContextValue("user")
-	require.NoError(t, err)
+	must.NoError(t, err)
 	tests := []struct {
 		name string
 		r    *fakereq.Request
@@ -87,9 +86,9 @@ func TestContextValueErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := kf(tt.r)
-			require.ErrorIs(t, err, keyfuncs.ErrKey)
-			assert.Contains(t, err.Error(), tt.msg)
-			assert.Empty(t, got)
+			must.ErrorIs(t, err, keyfuncs.ErrKey)
+			expect.Contains(t, err.Error(), tt.msg)
+			expect.Empty(t, got)
 		})
 	}
 }
@@ -98,9 +97,9 @@ func TestContextValueErrors(t *testing.T) {
 // panic.
 func TestContextValueNilContext(t *testing.T) {
 	kf, err := keyfuncs.ContextValue("user")
-	require.NoError(t, err)
+	must.NoError(t, err)
 	_, err = kf(nilContextRequest{fakereq.New("192.0.2.7:1")})
-	require.ErrorIs(t, err, keyfuncs.ErrKey)
+	must.ErrorIs(t, err, keyfuncs.ErrKey)
 }
 
 type nilContextRequest struct{ *fakereq.Request }
@@ -109,14 +108,14 @@ func (nilContextRequest) Context() context.Context { return nil }
 
 func TestContextValueMaxLength(t *testing.T) {
 	kf, err := keyfuncs.ContextValue("user", keyfuncs.WithMaxValueLength(4))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	got, err := kf(withValue("user", "abcd"))
-	require.NoError(t, err)
-	assert.Equal(t, "abcd", got)
+	must.NoError(t, err)
+	expect.Equal(t, "abcd", got)
 	got, err = kf(withValue("user", "abcde"))
-	require.NoError(t, err)
-	assert.Equal(t, keyfuncs.Bounded("abcde", 4), got)
-	assert.True(t, strings.HasPrefix(got, "sha256:"))
+	must.NoError(t, err)
+	expect.Equal(t, keyfuncs.Bounded("abcde", 4), got)
+	expect.True(t, strings.HasPrefix(got, "sha256:"))
 }
 
 func TestContextValueInvalid(t *testing.T) {
@@ -138,30 +137,30 @@ func TestContextValueInvalid(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			kf, err := keyfuncs.ContextValue(tt.key, tt.opts...)
-			require.ErrorIs(t, err, core.ErrInvalidOption)
-			assert.Contains(t, err.Error(), tt.msg)
-			assert.Nil(t, kf)
+			must.ErrorIs(t, err, core.ErrInvalidOption)
+			expect.Contains(t, err.Error(), tt.msg)
+			expect.Nil(t, kf)
 		})
 	}
 }
 
 func TestContextValueNoAllocForString(t *testing.T) {
 	kf, err := keyfuncs.ContextValue(userKey{})
-	require.NoError(t, err)
+	must.NoError(t, err)
 	r := withValue(userKey{}, "alice")
-	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = kf(r) }))
+	expect.Zero(t, testing.AllocsPerRun(100, func() { _, _ = kf(r) }))
 }
 
 // The errors name the key in Go syntax, so that a missing value can be told
 // from one of the wrong type in the logs.
 func TestContextValueErrorsAreDistinct(t *testing.T) {
 	kf, err := keyfuncs.ContextValue(userKey{})
-	require.NoError(t, err)
+	must.NoError(t, err)
 	_, errMissing := kf(fakereq.New("192.0.2.7:1"))
 	_, errEmpty := kf(withValue(userKey{}, ""))
-	require.Error(t, errMissing)
-	require.Error(t, errEmpty)
-	assert.NotEqual(t, errMissing.Error(), errEmpty.Error())
-	assert.Contains(t, errMissing.Error(), "keyfuncs_test.userKey{}")
-	assert.False(t, errors.Is(errMissing, keyfuncs.ErrPeerNotIP))
+	must.Error(t, errMissing)
+	must.Error(t, errEmpty)
+	expect.NotEqual(t, errMissing.Error(), errEmpty.Error())
+	expect.Contains(t, errMissing.Error(), "keyfuncs_test.userKey{}")
+	expect.False(t, errors.Is(errMissing, keyfuncs.ErrPeerNotIP))
 }

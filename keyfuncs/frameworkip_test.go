@@ -4,11 +4,10 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/internal/fakereq"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/keyfuncs"
 )
 
@@ -24,7 +23,7 @@ func resolvedFrom(peer, ip string) resolved { return resolved{fakereq.New(peer),
 
 func TestFrameworkIP(t *testing.T) {
 	kf, err := keyfuncs.FrameworkIP()
-	require.NoError(t, err)
+	must.NoError(t, err)
 	tests := []struct {
 		name, peer, ip, want string
 	}{
@@ -40,25 +39,25 @@ func TestFrameworkIP(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := kf(resolvedFrom(tt.peer, tt.ip))
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
+			must.NoError(t, err)
+			expect.Equal(t, tt.want, got)
 		})
 	}
 }
 
 func TestFrameworkIPPrefixes(t *testing.T) {
 	kf, err := keyfuncs.FrameworkIP(keyfuncs.WithIPv4Prefix(24), keyfuncs.WithIPv6Prefix(48))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	for ip, want := range map[string]string{"203.0.113.7": "203.0.113.0/24", "2001:db8:1:2::9": "2001:db8:1::/48"} {
 		got, err := kf(resolvedFrom("10.0.0.1:1", ip))
-		require.NoError(t, err)
-		assert.Equal(t, want, got)
+		must.NoError(t, err)
+		expect.Equal(t, want, got)
 	}
 }
 
 func TestFrameworkIPRefusesJunk(t *testing.T) {
 	kf, err := keyfuncs.FrameworkIP()
-	require.NoError(t, err)
+	must.NoError(t, err)
 	tests := []struct {
 		name, peer, ip string
 		peerNotIP      bool
@@ -76,9 +75,9 @@ func TestFrameworkIPRefusesJunk(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := kf(resolvedFrom(tt.peer, tt.ip))
-			require.ErrorIs(t, err, keyfuncs.ErrKey)
-			assert.Equal(t, tt.peerNotIP, errors.Is(err, keyfuncs.ErrPeerNotIP), err.Error())
-			assert.Empty(t, got)
+			must.ErrorIs(t, err, keyfuncs.ErrKey)
+			expect.Equal(t, tt.peerNotIP, errors.Is(err, keyfuncs.ErrPeerNotIP), err.Error())
+			expect.Empty(t, got)
 		})
 	}
 }
@@ -86,10 +85,10 @@ func TestFrameworkIPRefusesJunk(t *testing.T) {
 // net/http resolves no client IP: the error says what to use instead.
 func TestFrameworkIPWithoutResolver(t *testing.T) {
 	kf, err := keyfuncs.FrameworkIP()
-	require.NoError(t, err)
+	must.NoError(t, err)
 	_, err = kf(fakereq.New("203.0.113.7:1"))
-	require.ErrorIs(t, err, keyfuncs.ErrKey)
-	assert.Contains(t, err.Error(), "use keyfuncs.IP, with WithTrustedProxies")
+	must.ErrorIs(t, err, keyfuncs.ErrKey)
+	expect.Contains(t, err.Error(), "use keyfuncs.IP, with WithTrustedProxies")
 }
 
 func TestFrameworkIPInvalidOptions(t *testing.T) {
@@ -108,9 +107,9 @@ func TestFrameworkIPInvalidOptions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			kf, err := keyfuncs.FrameworkIP(tt.opt)
-			require.ErrorIs(t, err, core.ErrInvalidOption)
-			assert.Contains(t, err.Error(), tt.msg)
-			assert.Nil(t, kf)
+			must.ErrorIs(t, err, core.ErrInvalidOption)
+			expect.Contains(t, err.Error(), tt.msg)
+			expect.Nil(t, kf)
 		})
 	}
 }

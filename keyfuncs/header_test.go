@@ -5,10 +5,10 @@ import (
 	"testing"
 
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/internal/fakereq"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/keyfuncs"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func TestHeader(t *testing.T) {
@@ -37,34 +37,34 @@ func TestHeader(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			kf, err := keyfuncs.Header("x-api-key", tt.opts...)
-			require.NoError(t, err)
+			must.NoError(t, err)
 			got, err := kf(fakereq.New("192.0.2.1:1", tt.header...))
 			if tt.wantErr != "" {
-				require.ErrorIs(t, err, keyfuncs.ErrKey)
-				assert.Contains(t, err.Error(), tt.wantErr)
-				assert.Empty(t, got)
+				must.ErrorIs(t, err, keyfuncs.ErrKey)
+				expect.Contains(t, err.Error(), tt.wantErr)
+				expect.Empty(t, got)
 				return
 			}
-			require.NoError(t, err)
+			must.NoError(t, err)
 			if tt.want == "sha256:" {
-				assert.True(t, strings.HasPrefix(got, "sha256:"), got)
-				assert.Len(t, got, 50)
+				expect.True(t, strings.HasPrefix(got, "sha256:"), got)
+				expect.Len(t, got, 50)
 				return
 			}
-			assert.Equal(t, tt.want, got)
+			expect.Equal(t, tt.want, got)
 		})
 	}
 }
 
 func TestHeaderHugeValueBounded(t *testing.T) {
 	kf, err := keyfuncs.Header("X-API-Key")
-	require.NoError(t, err)
+	must.NoError(t, err)
 	a, err := kf(fakereq.New("192.0.2.1:1", "X-API-Key", strings.Repeat("a", 1<<20)))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	b, err := kf(fakereq.New("192.0.2.1:1", "X-API-Key", strings.Repeat("a", 1<<20-1)+"b"))
-	require.NoError(t, err)
-	assert.Len(t, a, 50)
-	assert.NotEqual(t, a, b, "different long values keep different keys")
+	must.NoError(t, err)
+	expect.Len(t, a, 50)
+	expect.NotEqual(t, a, b, "different long values keep different keys")
 }
 
 func TestHeaderInvalid(t *testing.T) {
@@ -84,9 +84,9 @@ func TestHeaderInvalid(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			kf, err := keyfuncs.Header(tt.header, tt.opts...)
-			require.ErrorIs(t, err, core.ErrInvalidOption)
-			assert.Contains(t, err.Error(), tt.msg)
-			assert.Nil(t, kf)
+			must.ErrorIs(t, err, core.ErrInvalidOption)
+			expect.Contains(t, err.Error(), tt.msg)
+			expect.Nil(t, kf)
 		})
 	}
 }

@@ -3,7 +3,7 @@ package keyfuncs
 import (
 	"testing"
 
-	"github.com/stretchr/testify/assert"
+	"github.com/ratewarden/ratewarden/internal/expect"
 )
 
 func TestCanonicalIPv4(t *testing.T) {
@@ -32,8 +32,8 @@ func TestCanonicalIPv4(t *testing.T) {
 	} {
 		t.Run(tt.in, func(t *testing.T) {
 			_, host, ok := canonicalIPv4(tt.in)
-			assert.Equal(t, tt.ok, ok)
-			assert.Equal(t, tt.host, host)
+			expect.Equal(t, tt.ok, ok)
+			expect.Equal(t, tt.host, host)
 		})
 	}
 }

@@ -4,15 +4,15 @@ import (
 	"testing"
 
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/internal/fakereq"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/keyfuncs"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func TestIPPeerOnly(t *testing.T) {
 	kf, err := keyfuncs.IP()
-	require.NoError(t, err)
+	must.NoError(t, err)
 	tests := []struct {
 		name, remote, want string
 	}{
@@ -29,28 +29,28 @@ func TestIPPeerOnly(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := kf(fakereq.New(tt.remote))
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
+			must.NoError(t, err)
+			expect.Equal(t, tt.want, got)
 		})
 	}
 }
 
 func TestIPBadPeer(t *testing.T) {
 	kf, err := keyfuncs.IP(keyfuncs.WithTrustedProxies("0.0.0.0/0"))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	for _, remote := range []string{"", "@", "pipe", "1.2.3.4:port", "1.2.3.4:", "[::1", "[1.2.3.4]:80", "1.2.3.4%eth0", "999.1.1.1:1", "[::1]x"} {
 		t.Run(remote, func(t *testing.T) {
 			_, err := kf(fakereq.New(remote, "X-Forwarded-For", "198.51.100.1"))
-			require.ErrorIs(t, err, keyfuncs.ErrKey)
+			must.ErrorIs(t, err, keyfuncs.ErrKey)
 		})
 	}
 }
 
 func TestIPUntrustedPeerIgnoresHeaders(t *testing.T) {
 	noTrust, err := keyfuncs.IP()
-	require.NoError(t, err)
+	must.NoError(t, err)
 	otherTrust, err := keyfuncs.IP(keyfuncs.WithTrustedProxies("10.0.0.0/8"))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	spoofs := [][]string{
 		{"X-Forwarded-For", "1.2.3.4"},
 		{"X-Forwarded-For", "10.0.0.1, 1.2.3.4"},
@@ -62,15 +62,15 @@ func TestIPUntrustedPeerIgnoresHeaders(t *testing.T) {
 	for _, kf := range []keyfuncs.Func{noTrust, otherTrust} {
 		for _, h := range spoofs {
 			got, err := kf(fakereq.New("198.51.100.23:5555", h...))
-			require.NoError(t, err)
-			assert.Equal(t, "198.51.100.23", got, "headers %v", h)
+			must.NoError(t, err)
+			expect.Equal(t, "198.51.100.23", got, "headers %v", h)
 		}
 	}
 }
 
 func TestIPTrustedChains(t *testing.T) {
 	kf, err := keyfuncs.IP(keyfuncs.WithTrustedProxies("10.0.0.0/8", "2001:db8:ffff::/48", "192.0.2.10"))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	const peer = "10.1.1.1:443"
 	tests := []struct {
 		name   string
@@ -130,8 +130,8 @@ func TestIPTrustedChains(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := kf(fakereq.New(tt.remote, tt.header...))
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
+			must.NoError(t, err)
+			expect.Equal(t, tt.want, got)
 		})
 	}
 }
@@ -149,17 +149,17 @@ func TestIPWithHeaders(t *testing.T) {
 	}
 	for _, tt := range tests {
 		kf, err := keyfuncs.IP(keyfuncs.WithTrustedProxies("10.0.0.0/8"), keyfuncs.WithForwardingHeaders(tt.names...))
-		require.NoError(t, err)
+		must.NoError(t, err)
 		got, err := kf(r)
-		require.NoError(t, err)
-		assert.Equal(t, tt.want, got, "%v", tt.names)
+		must.NoError(t, err)
+		expect.Equal(t, tt.want, got, "%v", tt.names)
 	}
 
 	onlyReal, err := keyfuncs.IP(keyfuncs.WithTrustedProxies("10.0.0.0/8"), keyfuncs.WithForwardingHeaders(keyfuncs.HeaderXRealIP))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	got, err := onlyReal(fakereq.New("10.0.0.1:1", "X-Forwarded-For", "198.51.100.1"))
-	require.NoError(t, err)
-	assert.Equal(t, "10.0.0.1", got, "a header that is not named is not read")
+	must.NoError(t, err)
+	expect.Equal(t, "10.0.0.1", got, "a header that is not named is not read")
 }
 
 func TestIPPrefixes(t *testing.T) {
@@ -180,37 +180,37 @@ func TestIPPrefixes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			kf, err := keyfuncs.IP(tt.opts...)
-			require.NoError(t, err)
+			must.NoError(t, err)
 			got, err := kf(fakereq.New(tt.remote))
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
+			must.NoError(t, err)
+			expect.Equal(t, tt.want, got)
 		})
 	}
 }
 
 func TestIPRotatingIPv6SharesKey(t *testing.T) {
 	kf, err := keyfuncs.IP(keyfuncs.WithTrustedProxies("10.0.0.0/8"))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	addrs := []string{"2001:db8:5:6::1", "2001:db8:5:6:ffff:ffff:ffff:ffff", "2001:db8:5:6:dead:beef:0:1", "2001:db8:5:6:1234::99"}
 	for _, a := range addrs {
 		got, err := kf(fakereq.New("[" + a + "]:443"))
-		require.NoError(t, err)
-		assert.Equal(t, "2001:db8:5:6::/64", got, "peer %s", a)
+		must.NoError(t, err)
+		expect.Equal(t, "2001:db8:5:6::/64", got, "peer %s", a)
 		got, err = kf(fakereq.New("10.0.0.1:1", "X-Forwarded-For", a))
-		require.NoError(t, err)
-		assert.Equal(t, "2001:db8:5:6::/64", got, "forwarded %s", a)
+		must.NoError(t, err)
+		expect.Equal(t, "2001:db8:5:6::/64", got, "forwarded %s", a)
 	}
 	other, err := kf(fakereq.New("[2001:db8:5:7::1]:443"))
-	require.NoError(t, err)
-	assert.Equal(t, "2001:db8:5:7::/64", other, "the next /64 is another client")
+	must.NoError(t, err)
+	expect.Equal(t, "2001:db8:5:7::/64", other, "the next /64 is another client")
 }
 
 func TestIPTrustedMappedPrefix(t *testing.T) {
 	kf, err := keyfuncs.IP(keyfuncs.WithTrustedProxies("::ffff:10.0.0.0/104"))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	got, err := kf(fakereq.New("10.3.3.3:1", "X-Forwarded-For", "198.51.100.1"))
-	require.NoError(t, err)
-	assert.Equal(t, "198.51.100.1", got)
+	must.NoError(t, err)
+	expect.Equal(t, "198.51.100.1", got)
 }
 
 func TestIPInvalidOptions(t *testing.T) {
@@ -236,20 +236,20 @@ func TestIPInvalidOptions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			kf, err := keyfuncs.IP(tt.opt)
-			require.ErrorIs(t, err, core.ErrInvalidOption)
-			assert.Contains(t, err.Error(), tt.msg)
-			assert.Nil(t, kf)
+			must.ErrorIs(t, err, core.ErrInvalidOption)
+			expect.Contains(t, err.Error(), tt.msg)
+			expect.Nil(t, kf)
 		})
 	}
 }
 
 func TestIPNoAllocOnCommonPaths(t *testing.T) {
 	peerOnly, err := keyfuncs.IP()
-	require.NoError(t, err)
+	must.NoError(t, err)
 	trusted, err := keyfuncs.IP(keyfuncs.WithTrustedProxies("10.0.0.0/8"))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	r1 := fakereq.New("203.0.113.7:1234")
 	r2 := fakereq.New("10.0.0.1:1234", "X-Forwarded-For", "203.0.113.7, 10.0.0.2")
-	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = peerOnly(r1) }))
-	assert.Zero(t, testing.AllocsPerRun(100, func() { _, _ = trusted(r2) }))
+	expect.Zero(t, testing.AllocsPerRun(100, func() { _, _ = peerOnly(r1) }))
+	expect.Zero(t, testing.AllocsPerRun(100, func() { _, _ = trusted(r2) }))
 }

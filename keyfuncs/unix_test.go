@@ -4,27 +4,26 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/internal/fakereq"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/keyfuncs"
 )
 
 // Every non-IP peer gets ErrPeerNotIP, whose message names the fix.
 func TestIPPeerNotIP(t *testing.T) {
 	plain, err := keyfuncs.IP()
-	require.NoError(t, err)
+	must.NoError(t, err)
 	tcpOnly, err := keyfuncs.IP(keyfuncs.WithTrustedProxies("0.0.0.0/0", "::/0"))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	for _, peer := range []string{"@", "", "/run/app.sock", "@abstract", "pipe", "1.2.3.4:port"} {
 		for name, kf := range map[string]keyfuncs.Func{"no trust": plain, "tcp trust": tcpOnly} {
 			t.Run(name+" "+peer, func(t *testing.T) {
 				_, err := kf(fakereq.New(peer, "X-Forwarded-For", "198.51.100.1"))
-				require.ErrorIs(t, err, keyfuncs.ErrPeerNotIP)
-				require.ErrorIs(t, err, keyfuncs.ErrKey)
-				assert.Contains(t, err.Error(), `WithTrustedProxies("unix")`)
+				must.ErrorIs(t, err, keyfuncs.ErrPeerNotIP)
+				must.ErrorIs(t, err, keyfuncs.ErrKey)
+				expect.Contains(t, err.Error(), `WithTrustedProxies("unix")`)
 			})
 		}
 	}
@@ -32,7 +31,7 @@ func TestIPPeerNotIP(t *testing.T) {
 
 func TestIPTrustedUnixSocket(t *testing.T) {
 	kf, err := keyfuncs.IP(keyfuncs.WithTrustedProxies(keyfuncs.TrustUnixSocket, "10.0.0.0/8"))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	tests := []struct {
 		name   string
 		peer   string
@@ -49,8 +48,8 @@ func TestIPTrustedUnixSocket(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := kf(fakereq.New(tt.peer, tt.header...))
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
+			must.NoError(t, err)
+			expect.Equal(t, tt.want, got)
 		})
 	}
 }
@@ -59,7 +58,7 @@ func TestIPTrustedUnixSocket(t *testing.T) {
 // look like a unix socket, is still ErrPeerNotIP: never a shared key.
 func TestIPTrustedUnixSocketWithoutClient(t *testing.T) {
 	kf, err := keyfuncs.IP(keyfuncs.WithTrustedProxies("unix"))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	tests := []struct {
 		name   string
 		peer   string
@@ -73,26 +72,26 @@ func TestIPTrustedUnixSocketWithoutClient(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := kf(fakereq.New(tt.peer, tt.header...))
-			require.ErrorIs(t, err, keyfuncs.ErrPeerNotIP)
-			assert.Contains(t, err.Error(), tt.msg)
-			assert.Empty(t, got)
+			must.ErrorIs(t, err, keyfuncs.ErrPeerNotIP)
+			expect.Contains(t, err.Error(), tt.msg)
+			expect.Empty(t, got)
 		})
 	}
 	// Trusting unix sockets trusts no TCP peer.
 	got, err := kf(fakereq.New("10.0.0.1:1", "X-Forwarded-For", "203.0.113.9"))
-	require.NoError(t, err)
-	assert.Equal(t, "10.0.0.1", got)
+	must.NoError(t, err)
+	expect.Equal(t, "10.0.0.1", got)
 }
 
 func TestIPTrustedUnixSocketSpelling(t *testing.T) {
 	for _, s := range []string{"UNIX", "unix:", "unix:/run/app.sock"} {
 		_, err := keyfuncs.IP(keyfuncs.WithTrustedProxies(s))
-		require.ErrorIs(t, err, core.ErrInvalidOption, s)
-		assert.Contains(t, err.Error(), s)
+		must.ErrorIs(t, err, core.ErrInvalidOption, s)
+		expect.Contains(t, err.Error(), s)
 	}
 	// The header errors are not ErrPeerNotIP: they are the client's.
 	kf, err := keyfuncs.Header("X-API-Key")
-	require.NoError(t, err)
+	must.NoError(t, err)
 	_, err = kf(fakereq.New("@"))
-	assert.False(t, errors.Is(err, keyfuncs.ErrPeerNotIP))
+	expect.False(t, errors.Is(err, keyfuncs.ErrPeerNotIP))
 }

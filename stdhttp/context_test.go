@@ -6,11 +6,10 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/keyfuncs"
 	"github.com/ratewarden/ratewarden/stdhttp"
 	"github.com/ratewarden/ratewarden/testing/adaptertest"
@@ -58,27 +57,27 @@ func TestRequestAccess(t *testing.T) {
 // Context is the request's own.
 func TestNativeAndContext(t *testing.T) {
 	r, err := http.NewRequestWithContext(context.WithValue(context.Background(), userKey{}, "alice"), http.MethodGet, "/", nil)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	v := stdhttp.View(r)
 	got, ok := stdhttp.Native(v)
-	require.True(t, ok)
-	assert.Same(t, r, got)
-	assert.Equal(t, "alice", v.Context().Value(userKey{}))
+	must.True(t, ok)
+	expect.Same(t, r, got)
+	expect.Equal(t, "alice", v.Context().Value(userKey{}))
 	_, ok = stdhttp.Native(nil)
-	assert.False(t, ok)
-	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = v.Context() }))
+	expect.False(t, ok)
+	expect.Zero(t, testing.AllocsPerRun(100, func() { _ = v.Context() }))
 }
 
 // net/http resolves no client IP: FrameworkIP says what to use instead.
 func TestFrameworkIPHasNoAnswer(t *testing.T) {
 	kf, err := keyfuncs.FrameworkIP()
-	require.NoError(t, err)
+	must.NoError(t, err)
 	r, err := http.NewRequest(http.MethodGet, "/", nil)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	r.RemoteAddr = "203.0.113.7:1234"
 	_, err = kf(stdhttp.View(r))
-	require.ErrorIs(t, err, keyfuncs.ErrKey)
-	assert.Contains(t, err.Error(), "use keyfuncs.IP")
+	must.ErrorIs(t, err, keyfuncs.ErrKey)
+	expect.Contains(t, err.Error(), "use keyfuncs.IP")
 	_, isResolver := stdhttp.View(r).(keyfuncs.ClientIPResolver)
-	assert.False(t, isResolver)
+	expect.False(t, isResolver)
 }

@@ -5,11 +5,10 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/stdhttp"
 )
 
@@ -17,18 +16,18 @@ import (
 // through it; a nil policy is refused.
 func TestMiddleware(t *testing.T) {
 	_, err := stdhttp.Middleware(nil)
-	require.ErrorIs(t, err, core.ErrInvalidOption)
+	must.ErrorIs(t, err, core.ErrInvalidOption)
 
 	p := httplimit.MustPerIP("2/m")
 	mw, err := stdhttp.Middleware(p)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	h := mw(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
 	get := func() int {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil)) // from 192.0.2.1
 		return rec.Code
 	}
-	assert.Equal(t, []int{200, 200, 429}, []int{get(), get(), get()})
-	require.NoError(t, p.Reset(t.Context(), "192.0.2.1"))
-	assert.Equal(t, 200, get(), "a reset client starts afresh")
+	expect.Equal(t, []int{200, 200, 429}, []int{get(), get(), get()})
+	must.NoError(t, p.Reset(t.Context(), "192.0.2.1"))
+	expect.Equal(t, 200, get(), "a reset client starts afresh")
 }

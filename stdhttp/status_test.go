@@ -8,11 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/store/memory"
 )
 
@@ -40,10 +39,10 @@ func TestStatusWriter(t *testing.T) {
 		{"status", func(w http.ResponseWriter) { w.WriteHeader(404) }, 404},
 		{"informational first", func(w http.ResponseWriter) { w.WriteHeader(103); w.WriteHeader(500) }, 500},
 		{"second status ignored", func(w http.ResponseWriter) { w.WriteHeader(201); w.WriteHeader(500) }, 201},
-		{"flushed", func(w http.ResponseWriter) { require.NoError(t, http.NewResponseController(w).Flush()) }, 200},
+		{"flushed", func(w http.ResponseWriter) { must.NoError(t, http.NewResponseController(w).Flush()) }, 200},
 		{"hijacked", func(w http.ResponseWriter) {
 			_, _, err := w.(http.Hijacker).Hijack()
-			require.NoError(t, err)
+			must.NoError(t, err)
 		}, 101},
 	}
 	for _, tt := range tests {
@@ -51,13 +50,13 @@ func TestStatusWriter(t *testing.T) {
 			rec := &hijackRecorder{ResponseRecorder: httptest.NewRecorder()}
 			sw := &statusWriter{ResponseWriter: rec}
 			tt.handler(sw)
-			assert.Equal(t, tt.want, sw.Status())
-			assert.Equal(t, rec, sw.Unwrap())
+			expect.Equal(t, tt.want, sw.Status())
+			expect.Equal(t, rec, sw.Unwrap())
 		})
 	}
 	sw := &statusWriter{ResponseWriter: httptest.NewRecorder()}
 	_, _, err := sw.Hijack()
-	assert.ErrorIs(t, err, http.ErrNotSupported)
+	expect.ErrorIs(t, err, http.ErrNotSupported)
 }
 
 // Only a refunding policy wraps the writer: the handler of any other sees
@@ -73,17 +72,17 @@ func TestWriterIsWrappedOnlyForRefunds(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			st, err := memory.New(memory.WithSweepInterval(0))
-			require.NoError(t, err)
+			must.NoError(t, err)
 			defer st.Close()
 			lim, err := core.NewLimiter(st, core.GCRA, core.PerMinute(5))
-			require.NoError(t, err)
+			must.NoError(t, err)
 			mw, err := New(lim, tt.opts...)
-			require.NoError(t, err)
+			must.NoError(t, err)
 			var seen http.ResponseWriter
 			rec := httptest.NewRecorder()
 			mw(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { seen = w })).ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
 			_, isWrapped := seen.(*statusWriter)
-			assert.Equal(t, tt.wrapped, isWrapped)
+			expect.Equal(t, tt.wrapped, isWrapped)
 		})
 	}
 }
@@ -92,15 +91,15 @@ func TestWriterIsWrappedOnlyForRefunds(t *testing.T) {
 // Header map keeps, whatever the policy can do but was not asked to.
 func TestAllowedRequestAllocations(t *testing.T) {
 	st, err := memory.New(memory.WithSweepInterval(0))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	defer st.Close()
 	lim, err := core.NewLimiter(st, core.GCRA, core.PerSecond(1_000_000).WithBurst(1<<40))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	mw, err := New(lim)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	h := mw(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	r, w := httptest.NewRequest("GET", "/", nil), httptest.NewRecorder()
-	assert.Equal(t, 1.0, testing.AllocsPerRun(200, func() { h.ServeHTTP(w, r) }))
+	expect.Equal(t, 1.0, testing.AllocsPerRun(200, func() { h.ServeHTTP(w, r) }))
 }
 
 // Under a policy counting only failures, the refund is settled as the
@@ -115,7 +114,7 @@ func TestRefundIsSettledAsTheStatusGoesOut(t *testing.T) {
 	}{
 		{"status, then body", func(w http.ResponseWriter) { w.WriteHeader(201); _, _ = w.Write([]byte("x")) }, 201, "2"},
 		{"body only", func(w http.ResponseWriter) { _, _ = w.Write([]byte("x")) }, 200, "2"},
-		{"flushed", func(w http.ResponseWriter) { require.NoError(t, http.NewResponseController(w).Flush()) }, 200, "2"},
+		{"flushed", func(w http.ResponseWriter) { must.NoError(t, http.NewResponseController(w).Flush()) }, 200, "2"},
 		{"nothing written", func(http.ResponseWriter) {}, 200, "2"},
 		{"informational, then success", func(w http.ResponseWriter) { w.WriteHeader(103); w.WriteHeader(204) }, 204, "2"},
 		{"informational, then failure", func(w http.ResponseWriter) { w.WriteHeader(103); w.WriteHeader(401) }, 401, "1"},
@@ -123,21 +122,21 @@ func TestRefundIsSettledAsTheStatusGoesOut(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			st, err := memory.New(memory.WithSweepInterval(0))
-			require.NoError(t, err)
+			must.NoError(t, err)
 			defer st.Close()
 			clk := core.NewManualClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 			lim, err := core.NewLimiter(st, core.FixedWindow, core.PerMinute(2), core.WithClock(clk))
-			require.NoError(t, err)
+			must.NoError(t, err)
 			mw, err := New(lim, httplimit.WithRefund(func(status int) bool { return status < 400 }))
-			require.NoError(t, err)
+			must.NoError(t, err)
 			srv := httptest.NewServer(mw(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { tt.handler(w) })))
 			defer srv.Close()
 			res, err := srv.Client().Get(srv.URL)
-			require.NoError(t, err)
-			require.NoError(t, res.Body.Close())
-			assert.Equal(t, tt.status, res.StatusCode)
-			assert.Equal(t, tt.remaining, res.Header.Get(httplimit.HeaderXRateLimitRemain))
-			assert.Contains(t, res.Header.Get(httplimit.HeaderRateLimit), ";r="+tt.remaining+";")
+			must.NoError(t, err)
+			must.NoError(t, res.Body.Close())
+			expect.Equal(t, tt.status, res.StatusCode)
+			expect.Equal(t, tt.remaining, res.Header.Get(httplimit.HeaderXRateLimitRemain))
+			expect.Contains(t, res.Header.Get(httplimit.HeaderRateLimit), ";r="+tt.remaining+";")
 		})
 	}
 }

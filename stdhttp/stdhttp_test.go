@@ -8,10 +8,10 @@ import (
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
+	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/keyfuncs"
 	"github.com/ratewarden/ratewarden/stdhttp"
 	"github.com/ratewarden/ratewarden/testing/adaptertest"
-	"github.com/stretchr/testify/assert"
 )
 
 func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...httplimit.Option) (*adaptertest.Server, error) {
@@ -55,6 +55,6 @@ func TestPerIP(t *testing.T) {
 		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
 		codes = append(codes, rec.Code)
 	}
-	assert.Equal(t, []int{200, 200, 429}, codes)
-	assert.Panics(t, func() { stdhttp.PerIP("2 per minute") })
+	expect.Equal(t, []int{200, 200, 429}, codes)
+	expect.Panics(t, func() { stdhttp.PerIP("2 per minute") })
 }

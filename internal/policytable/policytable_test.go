@@ -7,8 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-
+	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/internal/policytable"
 )
 
@@ -21,16 +20,16 @@ func TestBound(t *testing.T) {
 		return "v:" + name
 	})
 	got := []string{tab.Get("a"), tab.Get("b"), tab.Get("a"), tab.Get("c"), tab.Get("d"), tab.Get("b")}
-	assert.Equal(t, []string{"v:a", "v:b", "v:a", "v:other", "v:other", "v:b"}, got)
-	assert.Equal(t, []string{"a", "b", "other"}, made, "each value made once, the overflow's when the table filled")
+	expect.Equal(t, []string{"v:a", "v:b", "v:a", "v:other", "v:other", "v:b"}, got)
+	expect.Equal(t, []string{"a", "b", "other"}, made, "each value made once, the overflow's when the table filled")
 }
 
 // A bound of one: the first name is kept, the rest share the overflow.
 func TestBoundOfOne(t *testing.T) {
 	tab := policytable.New(1, "other", func(name string) string { return name })
-	assert.Equal(t, "a", tab.Get("a"))
-	assert.Equal(t, "other", tab.Get("b"))
-	assert.Equal(t, "a", tab.Get("a"))
+	expect.Equal(t, "a", tab.Get("a"))
+	expect.Equal(t, "other", tab.Get("b"))
+	expect.Equal(t, "a", tab.Get("a"))
 }
 
 // Concurrent first uses of the same names make each value once and agree.
@@ -53,17 +52,17 @@ func TestConcurrentFirstUse(t *testing.T) {
 	}
 	wg.Wait()
 	for g := range results {
-		assert.Equal(t, results[0], results[g], "every goroutine sees the same values")
+		expect.Equal(t, results[0], results[g], "every goroutine sees the same values")
 	}
-	assert.Equal(t, int64(9), calls.Load(), "8 names and the overflow, each made once")
-	assert.Equal(t, "other", *results[0][11])
+	expect.Equal(t, int64(9), calls.Load(), "8 names and the overflow, each made once")
+	expect.Equal(t, "other", *results[0][11])
 }
 
 // Get allocates nothing once a name is known.
 func TestGetAllocatesNothing(t *testing.T) {
 	tab := policytable.New(4, "other", func(name string) int { return len(name) })
 	tab.Get("default")
-	assert.Zero(t, testing.AllocsPerRun(100, func() { tab.Get("default") }))
+	expect.Zero(t, testing.AllocsPerRun(100, func() { tab.Get("default") }))
 }
 
 func Example() {

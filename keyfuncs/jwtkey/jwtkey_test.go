@@ -16,11 +16,11 @@ import (
 
 	gojwt "github.com/golang-jwt/jwt/v5"
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/internal/fakereq"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/keyfuncs"
 	"github.com/ratewarden/ratewarden/keyfuncs/jwtkey"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 var (
@@ -64,7 +64,7 @@ func keys(t testing.TB) {
 func sign(t testing.TB, m gojwt.SigningMethod, key any, claims gojwt.MapClaims) string {
 	t.Helper()
 	s, err := gojwt.NewWithClaims(m, claims).SignedString(key)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	return s
 }
 
@@ -106,10 +106,10 @@ func TestSubjectAccepts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			kf, err := jwtkey.Subject(append(tt.opts, clock)...)
-			require.NoError(t, err)
+			must.NoError(t, err)
 			got, err := kf(bearer(tt.tok))
-			require.NoError(t, err)
-			assert.Equal(t, "user-1", got)
+			must.NoError(t, err)
+			expect.Equal(t, "user-1", got)
 		})
 	}
 }
@@ -118,7 +118,7 @@ func TestSubjectRejects(t *testing.T) {
 	keys(t)
 	hs := sign(t, gojwt.SigningMethodHS256, hmacSecret, claims())
 	pubDER, err := x509.MarshalPKIXPublicKey(&rsaKey.PublicKey)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	pubPEM := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER})
 	none := sign(t, gojwt.SigningMethodNone, gojwt.UnsafeAllowNoneSignatureType, claims())
 	parts := strings.Split(hs, ".")
@@ -159,22 +159,22 @@ func TestSubjectRejects(t *testing.T) {
 		{"no sub", []jwtkey.Option{hmacOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("sub", nil))}},
 		{"empty sub", []jwtkey.Option{hmacOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("sub", ""))}},
 		{"object sub", []jwtkey.Option{hmacOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("sub", map[string]any{"a": 1}))}},
-		{"key func error", []jwtkey.Option{jwtkey.WithKeyLookup(func(*gojwt.Token) (any, error) { return nil, assert.AnError }), jwtkey.WithAlgorithms("HS256")}, []string{"Authorization", "Bearer " + hs}},
+		{"key func error", []jwtkey.Option{jwtkey.WithKeyLookup(func(*gojwt.Token) (any, error) { return nil, expect.ErrForTesting }), jwtkey.WithAlgorithms("HS256")}, []string{"Authorization", "Bearer " + hs}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			kf, err := jwtkey.Subject(append(tt.opts, jwtkey.WithClock(core.NewManualClock(testNow)))...)
-			require.NoError(t, err)
+			must.NoError(t, err)
 			got, err := kf(fakereq.New("192.0.2.1:1", tt.header...))
-			require.ErrorIs(t, err, keyfuncs.ErrKey)
-			assert.Empty(t, got)
+			must.ErrorIs(t, err, keyfuncs.ErrKey)
+			expect.Empty(t, got)
 		})
 	}
 }
 
 func TestSubjectClaimAndScheme(t *testing.T) {
 	kf, err := jwtkey.Subject(jwtkey.WithHMACSecret(hmacSecret), jwtkey.WithClaim("tenant"), jwtkey.WithClock(core.NewManualClock(testNow)))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	tests := []struct {
 		name, header, want string
 	}{
@@ -186,12 +186,12 @@ func TestSubjectClaimAndScheme(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := kf(fakereq.New("192.0.2.1:1", "Authorization", tt.header))
-			require.NoError(t, err)
+			must.NoError(t, err)
 			if tt.want == "sha256:" {
-				assert.True(t, strings.HasPrefix(got, tt.want), got)
+				expect.True(t, strings.HasPrefix(got, tt.want), got)
 				return
 			}
-			assert.Equal(t, tt.want, got)
+			expect.Equal(t, tt.want, got)
 		})
 	}
 }
@@ -199,22 +199,22 @@ func TestSubjectClaimAndScheme(t *testing.T) {
 func TestSubjectClockMoves(t *testing.T) {
 	clock := core.NewManualClock(testNow)
 	kf, err := jwtkey.Subject(jwtkey.WithHMACSecret(hmacSecret), jwtkey.WithClock(clock))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	r := bearer(sign(t, gojwt.SigningMethodHS256, hmacSecret, claims()))
 	_, err = kf(r)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	clock.Advance(2 * time.Hour)
 	_, err = kf(r)
-	require.ErrorIs(t, err, keyfuncs.ErrKey)
-	require.ErrorIs(t, err, gojwt.ErrTokenExpired)
+	must.ErrorIs(t, err, keyfuncs.ErrKey)
+	must.ErrorIs(t, err, gojwt.ErrTokenExpired)
 }
 
 func TestSubjectInvalidConfig(t *testing.T) {
 	keys(t)
 	small, err := rsa.GenerateKey(rand.Reader, 1024)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	p224, err := ecdsa.GenerateKey(elliptic.P224(), rand.Reader)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	tests := []struct {
 		name string
 		opts []jwtkey.Option
@@ -251,9 +251,9 @@ func TestSubjectInvalidConfig(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			kf, err := jwtkey.Subject(tt.opts...)
-			require.ErrorIs(t, err, core.ErrInvalidOption)
-			assert.Contains(t, err.Error(), tt.msg)
-			assert.Nil(t, kf)
+			must.ErrorIs(t, err, core.ErrInvalidOption)
+			expect.Contains(t, err.Error(), tt.msg)
+			expect.Nil(t, kf)
 		})
 	}
 }
@@ -261,7 +261,7 @@ func TestSubjectInvalidConfig(t *testing.T) {
 func TestSubjectUnverified(t *testing.T) {
 	keys(t)
 	kf, err := jwtkey.SubjectUnverified(jwtkey.WithClock(core.NewManualClock(testNow)))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	valid := sign(t, gojwt.SigningMethodHS256, otherHMAC, claims())
 	parts := strings.Split(valid, ".")
 	tests := []struct {
@@ -281,18 +281,18 @@ func TestSubjectUnverified(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := kf(bearer(tt.tok))
 			if tt.want == "" {
-				require.ErrorIs(t, err, keyfuncs.ErrKey)
-				assert.Empty(t, got)
+				must.ErrorIs(t, err, keyfuncs.ErrKey)
+				expect.Empty(t, got)
 				return
 			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
+			must.NoError(t, err)
+			expect.Equal(t, tt.want, got)
 		})
 	}
 
 	for _, opt := range []jwtkey.Option{jwtkey.WithHMACSecret(hmacSecret), jwtkey.WithAlgorithms("HS256"), nil} {
 		kf, err := jwtkey.SubjectUnverified(opt)
-		require.ErrorIs(t, err, core.ErrInvalidOption)
-		assert.Nil(t, kf)
+		must.ErrorIs(t, err, core.ErrInvalidOption)
+		expect.Nil(t, kf)
 	}
 }

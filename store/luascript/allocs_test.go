@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/ratewarden/ratewarden/core"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 // fixed is a Backend that replies with reply and allocates nothing.
@@ -43,13 +43,13 @@ func TestTakeAllocs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, err := New(fixed{tt.reply}, append([]Option{WithLocalCache(0)}, tt.opts...)...)
-			require.NoError(t, err)
+			must.NoError(t, err)
 			limits := []core.Limit{core.PerSecond(1000), core.PerMinute(10_000), core.PerHour(100_000), core.Every(1_000_000, 24*time.Hour)}
 			req := core.TakeRequest{Key: "user-42", Algorithm: tt.alg, Limits: limits[:tt.limits], Cost: 1, Now: t0}
 			_, err = s.Take(context.Background(), req)
-			require.NoError(t, err)
+			must.NoError(t, err)
 			allocs := testing.AllocsPerRun(100, func() { _, _ = s.Take(context.Background(), req) })
-			assert.Equal(t, tt.want, allocs)
+			expect.Equal(t, tt.want, allocs)
 		})
 	}
 }

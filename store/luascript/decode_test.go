@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/ratewarden/ratewarden/core"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 func TestDecodeDecision(t *testing.T) {
@@ -38,11 +38,11 @@ func TestDecodeDecision(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			d, err := decode(req, tt.reply)
 			if tt.err {
-				require.ErrorIs(t, err, errReply)
+				must.ErrorIs(t, err, errReply)
 				return
 			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, d)
+			must.NoError(t, err)
+			expect.Equal(t, tt.want, d)
 		})
 	}
 }
@@ -56,7 +56,7 @@ func TestDecodeStates(t *testing.T) {
 	check := func(alg core.Algorithm, states []core.State, cost int64) (core.Decision, []int64) {
 		t.Helper()
 		want, err := alg.ApplyAll(append([]core.State(nil), states...), limits, cost, now)
-		require.NoError(t, err)
+		must.NoError(t, err)
 		reply := []int64{0, now}
 		if want.Allowed {
 			reply[0] = 1
@@ -88,13 +88,13 @@ func TestDecodeStates(t *testing.T) {
 			req := core.TakeRequest{Algorithm: c.alg, Limits: limits, Cost: c.cost}
 			want, reply := check(c.alg, c.states, c.cost)
 			got, err := decode(req, reply)
-			require.NoError(t, err)
-			assert.Equal(t, want, got)
+			must.NoError(t, err)
+			expect.Equal(t, want, got)
 
 			bad := append([]int64(nil), reply...)
 			bad[0] = 1 - bad[0]
 			_, err = decode(req, bad)
-			assert.ErrorIs(t, err, errReply, "a verdict core does not share")
+			expect.ErrorIs(t, err, errReply, "a verdict core does not share")
 		})
 	}
 }
@@ -116,7 +116,7 @@ func TestDecodeStatesMalformed(t *testing.T) {
 		"a log's reply":  {1, 0, 0, 9, 0, 0},
 	} {
 		_, err := decode(req, reply)
-		assert.ErrorIs(t, err, errReply, name)
+		expect.ErrorIs(t, err, errReply, name)
 	}
 	many := make([]core.Limit, 9)
 	for i := range many {
@@ -124,15 +124,15 @@ func TestDecodeStatesMalformed(t *testing.T) {
 	}
 	reply := append([]int64{1, now}, make([]int64, 9)...)
 	d, err := decode(core.TakeRequest{Algorithm: core.GCRA, Limits: many, Cost: 1}, reply)
-	require.NoError(t, err, "more limits than the stack holds")
-	assert.Equal(t, 0, d.Index, "the tightest limit governs")
+	must.NoError(t, err, "more limits than the stack holds")
+	expect.Equal(t, 0, d.Index, "the tightest limit governs")
 }
 
 func TestCheckResetReply(t *testing.T) {
 	for _, ok := range [][]int64{{0}, {1}, {2}} {
-		assert.NoError(t, checkResetReply(ok, 2), "%v", ok)
+		expect.NoError(t, checkResetReply(ok, 2), "%v", ok)
 	}
 	for _, bad := range [][]int64{nil, {}, {-1}, {3}, {1, 1}} {
-		assert.ErrorIs(t, checkResetReply(bad, 2), errReply, "%v", bad)
+		expect.ErrorIs(t, checkResetReply(bad, 2), errReply, "%v", bad)
 	}
 }

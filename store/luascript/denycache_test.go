@@ -4,17 +4,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 // checked returns req's limits' encodings, as Take hands them to the cache.
 func checked(t *testing.T, req core.TakeRequest) []*encodedLimit {
 	t.Helper()
 	encs, err := checkRequest(req, true, false, -1, nil)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	return encs
 }
 
@@ -27,42 +26,42 @@ func TestDenyCache(t *testing.T) {
 
 	c.put(c.probe(req, encs), req, at, core.Decision{Allowed: true})
 	_, ok := c.get(c.probe(req, encs), req, at)
-	assert.False(t, ok, "admissions are never cached")
+	expect.False(t, ok, "admissions are never cached")
 	c.put(c.probe(req, encs), req, at, core.Decision{Exceeds: true, RetryAfter: time.Second})
 	_, ok = c.get(c.probe(req, encs), req, at)
-	assert.False(t, ok, "never-fits denials are never cached")
+	expect.False(t, ok, "never-fits denials are never cached")
 
 	c.put(c.probe(req, encs), req, at, denied)
 	d, ok := c.get(c.probe(req, encs), req, at.Add(400*time.Millisecond))
-	require.True(t, ok)
-	assert.False(t, d.Allowed)
-	assert.Equal(t, 600*time.Millisecond, d.RetryAfter, "counted down to now")
-	assert.Equal(t, 1600*time.Millisecond, d.ResetAfter)
+	must.True(t, ok)
+	expect.False(t, d.Allowed)
+	expect.Equal(t, 600*time.Millisecond, d.RetryAfter, "counted down to now")
+	expect.Equal(t, 1600*time.Millisecond, d.ResetAfter)
 
 	_, ok = c.get(c.probe(req, encs), req, at.Add(time.Second))
-	assert.False(t, ok, "expires at the RetryAfter Redis gave")
+	expect.False(t, ok, "expires at the RetryAfter Redis gave")
 
 	other := req
 	other.Cost = 2
 	_, ok = c.get(c.probe(other, encs), other, at)
-	assert.False(t, ok, "another cost is another request")
+	expect.False(t, ok, "another cost is another request")
 	other = req
 	other.Key = "k2"
 	_, ok = c.get(c.probe(other, encs), other, at)
-	assert.False(t, ok, "another key")
+	expect.False(t, ok, "another key")
 	other = req
 	other.Limits = []core.Limit{core.PerSecond(1).WithBurst(2)}
 	_, ok = c.get(c.probe(other, checked(t, other)), other, at)
-	assert.False(t, ok, "other limits")
+	expect.False(t, ok, "other limits")
 	other = req
 	other.Limits = []core.Limit{core.PerSecond(1).Named("renamed")}
 	d, ok = c.get(c.probe(other, checked(t, other)), other, at)
-	assert.True(t, ok, "a limit's name is not part of its state")
-	assert.Equal(t, other.Limits[0], d.Limit, "the decision names the request's limit")
+	expect.True(t, ok, "a limit's name is not part of its state")
+	expect.Equal(t, other.Limits[0], d.Limit, "the decision names the request's limit")
 
 	c.drop(keyAddress(req.Namespace, req.Key))
 	_, ok = c.get(c.probe(req, encs), req, at)
-	assert.False(t, ok, "forgotten")
+	expect.False(t, ok, "forgotten")
 	_, ok = c.get(c.probe(req, encs), req, time.UnixMicro(-1))
-	assert.False(t, ok, "a time out of range finds nothing")
+	expect.False(t, ok, "a time out of range finds nothing")
 }

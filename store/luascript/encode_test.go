@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/ratewarden/ratewarden/core"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 var t0 = time.UnixMicro(1_700_000_000_123_456)
@@ -45,34 +45,34 @@ func encode(t *testing.T, req core.TakeRequest, opts ...Option) (*recorder, erro
 	t.Helper()
 	rec := &recorder{err: errRecorded}
 	s, err := New(rec, append([]Option{WithPrefix(""), WithLocalCache(0)}, opts...)...)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	_, err = s.Take(context.Background(), req)
 	if errors.Is(err, errRecorded) {
-		require.Equal(t, 1, rec.calls)
+		must.Equal(t, 1, rec.calls)
 		return rec, nil
 	}
-	require.Zero(t, rec.calls, "a refused request never reaches the backend")
+	must.Zero(t, rec.calls, "a refused request never reaches the backend")
 	return rec, err
 }
 
 func TestScripts(t *testing.T) {
 	all := Scripts()
-	require.Len(t, all, 7)
+	must.Len(t, all, 7)
 	seen := map[string]bool{}
 	for i, s := range all {
 		name := "reset"
 		if i < 6 {
 			name = core.Algorithms()[i].String()
-			assert.Same(t, scripts[core.Algorithms()[i]], s)
+			expect.Same(t, scripts[core.Algorithms()[i]], s)
 		}
 		sum := sha1.Sum([]byte(s.Source))
-		assert.Equal(t, hex.EncodeToString(sum[:]), s.SHA1)
-		assert.False(t, seen[s.SHA1], "scripts differ")
+		expect.Equal(t, hex.EncodeToString(sum[:]), s.SHA1)
+		expect.False(t, seen[s.SHA1], "scripts differ")
 		seen[s.SHA1] = true
-		assert.Equal(t, name+" "+s.SHA1, s.String())
-		assert.True(t, strings.HasPrefix(s.Source, "-- ratewarden "+name+"\n"), s.Source)
+		expect.Equal(t, name+" "+s.SHA1, s.String())
+		expect.True(t, strings.HasPrefix(s.Source, "-- ratewarden "+name+"\n"), s.Source)
 	}
-	assert.Same(t, resetScript, all[6])
+	expect.Same(t, resetScript, all[6])
 }
 
 // fiveKeys are the keys of TestEncode's request of five limits.
@@ -138,15 +138,15 @@ func TestEncode(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			call, err := encode(t, tt.req, tt.opts...)
-			require.NoError(t, err)
-			assert.Same(t, scripts[tt.req.Algorithm], call.script)
-			assert.Equal(t, tt.keys, call.keys)
-			assert.Equal(t, tt.args, call.args)
+			must.NoError(t, err)
+			expect.Same(t, scripts[tt.req.Algorithm], call.script)
+			expect.Equal(t, tt.keys, call.keys)
+			expect.Equal(t, tt.args, call.args)
 			s, err := New(call, append([]Option{WithPrefix("")}, tt.opts...)...)
-			require.NoError(t, err)
+			must.NoError(t, err)
 			keys, err := s.Keys(tt.req)
-			require.NoError(t, err)
-			assert.Equal(t, tt.keys, keys, "Keys names what Take sends")
+			must.NoError(t, err)
+			expect.Equal(t, tt.keys, keys, "Keys names what Take sends")
 		})
 	}
 }
@@ -164,12 +164,12 @@ func TestEncodeParamsMatchCore(t *testing.T) {
 				continue
 			}
 			call, err := encode(t, core.TakeRequest{Algorithm: alg, Limits: []core.Limit{l}, Cost: 1})
-			require.NoError(t, err, l.String())
+			must.NoError(t, err, l.String())
 			want := []string{itoa(l.Rate), itoa(l.Period.Microseconds())}
 			if alg.OneWord() {
 				want = []string{itoa(iv), itoa(iv * l.EffectiveBurst())}
 			}
-			assert.Equal(t, want, call.args[1:], "%s %s", alg, l)
+			expect.Equal(t, want, call.args[1:], "%s %s", alg, l)
 		}
 	}
 }
@@ -178,7 +178,7 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func TestTagIsInjectiveAndBounded(t *testing.T) {
 	s, err := New(&recorder{}, WithPrefix("x:"))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	pairs := [][2]string{
 		{"a:b", "c"}, {"a", "b:c"}, {"a%3Ab", "c"}, {"", "a:b:c"}, {"#1", ""}, {"%231", ""},
 		{"", "}"}, {"", "%7D"}, {"n", strings.Repeat("k", 200)}, {"n", strings.Repeat("k", 201)},
@@ -187,24 +187,24 @@ func TestTagIsInjectiveAndBounded(t *testing.T) {
 	seen := map[string][2]string{}
 	for _, p := range pairs {
 		keys, err := s.Keys(core.TakeRequest{Namespace: p[0], Key: p[1], Algorithm: core.GCRA, Limits: []core.Limit{core.PerSecond(1)}})
-		require.NoError(t, err)
+		must.NoError(t, err)
 		k := keys[0]
 		if prev, ok := seen[k]; ok {
-			assert.Equal(t, prev, p, "same key %q for different identities", k)
+			expect.Equal(t, prev, p, "same key %q for different identities", k)
 		}
 		seen[k] = p
 		open := strings.IndexByte(k, '{')
 		end := strings.IndexByte(k, '}')
-		require.Equal(t, len("x:"), open, k)
-		assert.Equal(t, -1, strings.IndexAny(k[open+1:end], "{"), k)
-		assert.Equal(t, -1, strings.IndexAny(k[end+1:], "{}"), "nothing after the tag may look like one: %q", k)
-		assert.LessOrEqual(t, end-open-1, maxTagLen, k)
+		must.Equal(t, len("x:"), open, k)
+		expect.Equal(t, -1, strings.IndexAny(k[open+1:end], "{"), k)
+		expect.Equal(t, -1, strings.IndexAny(k[end+1:], "{}"), "nothing after the tag may look like one: %q", k)
+		expect.LessOrEqual(t, end-open-1, maxTagLen, k)
 	}
-	assert.Len(t, seen, len(pairs)-1, "only the repeated pair shares a key")
+	expect.Len(t, seen, len(pairs)-1, "only the repeated pair shares a key")
 
 	keys, err := s.Keys(core.TakeRequest{Key: strings.Repeat("z", 10_000), Algorithm: core.GCRA, Limits: []core.Limit{core.PerSecond(1)}})
-	require.NoError(t, err)
-	assert.Regexp(t, `^x:\{#[0-9a-f]{64}\}:g$`, keys[0])
+	must.NoError(t, err)
+	expect.Regexp(t, `^x:\{#[0-9a-f]{64}\}:g$`, keys[0])
 }
 
 // TestEncodeErrorsMatchCore feeds the same bad requests to Take and to
@@ -245,19 +245,19 @@ func TestEncodeErrorsMatchCore(t *testing.T) {
 			coreErr := req.Decide(&d, make([]core.State, len(tt.limits)), core.Micros(tt.now))
 			_, err := encode(t, req, WithCallerClock())
 			if tt.want == nil {
-				require.NoError(t, coreErr)
-				require.NoError(t, err)
+				must.NoError(t, coreErr)
+				must.NoError(t, err)
 				return
 			}
-			require.ErrorIs(t, coreErr, tt.want, "core disagrees with the table")
-			require.ErrorIs(t, err, tt.want)
-			assert.NotErrorIs(t, err, ErrRedis)
+			must.ErrorIs(t, coreErr, tt.want, "core disagrees with the table")
+			must.ErrorIs(t, err, tt.want)
+			expect.NotErrorIs(t, err, ErrRedis)
 		})
 	}
 }
 
 func TestServerTimeIgnoresNow(t *testing.T) {
 	call, err := encode(t, core.TakeRequest{Algorithm: core.GCRA, Limits: []core.Limit{core.PerSecond(1)}, Cost: 1})
-	require.NoError(t, err, "the zero Now is fine when the server's clock decides")
-	assert.Equal(t, []string{"1", "1000000", "1000000"}, call.args, "no now is sent")
+	must.NoError(t, err, "the zero Now is fine when the server's clock decides")
+	expect.Equal(t, []string{"1", "1000000", "1000000"}, call.args, "no now is sent")
 }

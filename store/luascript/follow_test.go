@@ -9,31 +9,30 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 // The address is what instances agree on: another computation in another
 // version would leave announcements unheard, so its figures are pinned.
 func TestKeyAddress(t *testing.T) {
-	assert.Equal(t, "f5c72404b9e2bbeb", announcement(keyAddress("", "k")))
-	assert.Equal(t, keyAddress("login", "203.0.113.9"), keyAddress("login", "203.0.113.9"))
-	assert.NotEqual(t, keyAddress("a", "bc"), keyAddress("ab", "c"), "the boundary counts")
-	assert.NotEqual(t, keyAddress("", "12345678"), keyAddress("", "123456789"))
-	assert.NotEqual(t, keyAddress("", "a"), keyAddress("", "a\x00"))
-	assert.NotEqual(t, keyAddress("", "abcd"), keyAddress("", "abcdbcd"), "overlapping halves, other lengths")
-	assert.NotEqual(t, keyAddress("", "123456789abcdefgh"), keyAddress("", "123456789abcdefgi"), "the last byte of a long key")
+	expect.Equal(t, "f5c72404b9e2bbeb", announcement(keyAddress("", "k")))
+	expect.Equal(t, keyAddress("login", "203.0.113.9"), keyAddress("login", "203.0.113.9"))
+	expect.NotEqual(t, keyAddress("a", "bc"), keyAddress("ab", "c"), "the boundary counts")
+	expect.NotEqual(t, keyAddress("", "12345678"), keyAddress("", "123456789"))
+	expect.NotEqual(t, keyAddress("", "a"), keyAddress("", "a\x00"))
+	expect.NotEqual(t, keyAddress("", "abcd"), keyAddress("", "abcdbcd"), "overlapping halves, other lengths")
+	expect.NotEqual(t, keyAddress("", "123456789abcdefgh"), keyAddress("", "123456789abcdefgi"), "the last byte of a long key")
 	long := strings.Repeat("k", 10<<10)
-	assert.NotEqual(t, keyAddress("api", long), keyAddress("api", long+"k"))
+	expect.NotEqual(t, keyAddress("api", long), keyAddress("api", long+"k"))
 }
 
 func TestParseAnnouncement(t *testing.T) {
 	for _, addr := range []uint64{0, 1, 0xdeadbeef, 1<<64 - 1, keyAddress("api", "{k}\n")} {
 		got, ok := parseAnnouncement(announcement(addr))
-		require.True(t, ok)
-		assert.Equal(t, addr, got)
+		must.True(t, ok)
+		expect.Equal(t, addr, got)
 	}
 	for _, bad := range []string{
 		"", "0", "02c35f12e303c11", "02c35f12e303c1170", "02C35F12E303C117", "02c35f12e303c11g",
@@ -41,7 +40,7 @@ func TestParseAnnouncement(t *testing.T) {
 		"\xff\xfe02c35f12e303c1",
 	} {
 		_, ok := parseAnnouncement(bad)
-		assert.False(t, ok, "%q", bad)
+		expect.False(t, ok, "%q", bad)
 	}
 }
 
@@ -58,13 +57,13 @@ func TestDropVoidsCallsInFlight(t *testing.T) {
 	c.drop(addr)            // a reset runs, and its drop comes first
 	c.put(p, req, t0, denied)
 	_, ok := c.get(c.probe(req, encs), req, t0)
-	assert.False(t, ok, "a reply that comes after the drop is not cached")
+	expect.False(t, ok, "a reply that comes after the drop is not cached")
 
 	p = c.probe(req, encs)
 	c.dropAll() // a lost subscription
 	c.put(p, req, t0, denied)
 	_, ok = c.get(c.probe(req, encs), req, t0)
-	assert.False(t, ok, "nor after dropping everything")
+	expect.False(t, ok, "nor after dropping everything")
 
 	// The check in put and the store are two steps: a drop between them
 	// leaves an entry of an old generation, which get refuses.
@@ -72,11 +71,11 @@ func TestDropVoidsCallsInFlight(t *testing.T) {
 	p.slot.entry.Store(&denial{id: p.id, gen: p.gen, cost: 1, at: t0, until: t0.Add(time.Minute), d: denied})
 	c.slotOf(addr).gen.Add(1)
 	_, ok = c.get(c.probe(req, encs), req, t0)
-	assert.False(t, ok)
+	expect.False(t, ok)
 
 	c.put(c.probe(req, encs), req, t0, denied)
 	_, ok = c.get(c.probe(req, encs), req, t0)
-	assert.True(t, ok, "a denial after the drop is cached")
+	expect.True(t, ok, "a denial after the drop is cached")
 }
 
 // A key is dropped whatever algorithm, limits and cost its denial was cached
@@ -94,9 +93,9 @@ func TestDropKeyWhatever(t *testing.T) {
 		}
 		c.drop(keyAddress("api", "k"))
 		_, ok := c.get(c.probe(req, checked(t, req)), req, t0)
-		assert.False(t, ok, req.Algorithm)
+		expect.False(t, ok, req.Algorithm)
 		_, ok = c.get(c.probe(other, checked(t, other)), other, t0)
-		assert.True(t, ok, "another key stays")
+		expect.True(t, ok, "another key stays")
 	}
 }
 
@@ -129,7 +128,7 @@ func (s *subscriber) Subscribe(ctx context.Context, channel string, subscribed f
 func TestFollowResets(t *testing.T) {
 	sub := &subscriber{deliver: make(chan func(func(), func(string)) error)}
 	s, err := New(sub, WithPrefix("app:"), WithCallerClock())
-	require.NoError(t, err)
+	must.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- s.FollowResets(ctx) }()
@@ -154,31 +153,31 @@ func TestFollowResets(t *testing.T) {
 
 	deny()
 	run(func(subscribed func(), _ func(string)) error { subscribed(); return nil })
-	assert.False(t, cached(), "a confirmed subscription drops the whole cache")
+	expect.False(t, cached(), "a confirmed subscription drops the whole cache")
 	deny()
 
 	flood(t, s, run)
-	assert.True(t, cached(), "a flood of garbage and of other keys' announcements leaves the key's denial")
+	expect.True(t, cached(), "a flood of garbage and of other keys' announcements leaves the key's denial")
 
 	run(func(_ func(), message func(string)) error {
 		message(announcement(keyAddress("api", "{k}\n")))
 		return nil
 	})
-	assert.False(t, cached(), "the key's announcement drops it")
+	expect.False(t, cached(), "the key's announcement drops it")
 
 	deny()
 	run(func(func(), func(string)) error { return errors.New("connection reset") })
-	require.Eventually(t, func() bool { return s.FollowStats().Lost == 1 }, 10*time.Second, time.Millisecond)
-	assert.False(t, cached(), "a lost subscription drops the whole cache")
+	must.Eventually(t, func() bool { return s.FollowStats().Lost == 1 }, 10*time.Second, time.Millisecond)
+	expect.False(t, cached(), "a lost subscription drops the whole cache")
 	deny()
 	run(func(subscribed func(), _ func(string)) error { subscribed(); return nil }) // renewed
-	assert.False(t, cached(), "and so does its renewal")
-	assert.Equal(t, uint64(2), s.FollowStats().Subscriptions)
+	expect.False(t, cached(), "and so does its renewal")
+	expect.Equal(t, uint64(2), s.FollowStats().Subscriptions)
 
 	cancel()
-	assert.ErrorIs(t, <-done, context.Canceled)
+	expect.ErrorIs(t, <-done, context.Canceled)
 	sub.mu.Lock()
-	assert.Equal(t, []string{"app:{resets}:announce", "app:{resets}:announce"}, sub.channels)
+	expect.Equal(t, []string{"app:{resets}:announce", "app:{resets}:announce"}, sub.channels)
 	sub.mu.Unlock()
 }
 
@@ -198,17 +197,17 @@ func flood(t *testing.T, s *Store, run func(func(subscribed func(), message func
 	})
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	assert.Equal(t, FollowStats{Subscriptions: 1, Announcements: 20_000, Ignored: 80_000}, s.FollowStats())
-	assert.Less(t, int64(after.HeapInuse)-int64(before.HeapInuse), int64(1<<20), "nothing kept per message")
+	expect.Equal(t, FollowStats{Subscriptions: 1, Announcements: 20_000, Ignored: 80_000}, s.FollowStats())
+	expect.Less(t, int64(after.HeapInuse)-int64(before.HeapInuse), int64(1<<20), "nothing kept per message")
 }
 
 func TestFollowResetsRefused(t *testing.T) {
 	s, err := New(replyBackend{})
-	require.NoError(t, err)
-	assert.ErrorIs(t, s.FollowResets(context.Background()), ErrCannotFollow)
+	must.NoError(t, err)
+	expect.ErrorIs(t, s.FollowResets(context.Background()), ErrCannotFollow)
 
 	sub := &subscriber{deliver: make(chan func(func(), func(string)) error)}
 	s, err = New(sub, WithLocalCache(0))
-	require.NoError(t, err)
-	assert.NoError(t, s.FollowResets(context.Background()), "no cache, nothing to follow")
+	must.NoError(t, err)
+	expect.NoError(t, s.FollowResets(context.Background()), "no cache, nothing to follow")
 }

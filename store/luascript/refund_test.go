@@ -5,10 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 // TestEncodeRefund: a refund sends its negative cost and, after the limits'
@@ -42,8 +41,8 @@ func TestEncodeRefund(t *testing.T) {
 			}
 			req := core.TakeRequest{Key: "k", Algorithm: alg, Limits: limits, Cost: c.cost, Now: t0, Admitted: c.admitted}
 			rec, err := encode(t, req, c.opts...)
-			require.NoError(t, err)
-			assert.Equal(t, c.wantArgs, rec.args)
+			must.NoError(t, err)
+			expect.Equal(t, c.wantArgs, rec.args)
 		})
 	}
 }
@@ -55,11 +54,11 @@ func TestDecodeRefund(t *testing.T) {
 	limit := core.PerSecond(1).WithBurst(3)
 	req := core.TakeRequest{Key: "k", Algorithm: core.GCRA, Limits: []core.Limit{limit}, Cost: -1, Now: t0}
 	d, err := decode(req, []int64{1, now, now + 2_000_000})
-	require.NoError(t, err)
+	must.NoError(t, err)
 	peek, err := core.GCRA.ApplyAll([]core.State{{T: now + 2_000_000}}, req.Limits, 0, now)
-	require.NoError(t, err)
-	assert.Equal(t, peek, d)
-	assert.Equal(t, int64(1), d.Remaining)
+	must.NoError(t, err)
+	expect.Equal(t, peek, d)
+	expect.Equal(t, int64(1), d.Remaining)
 }
 
 // TestRefundForgetsCachedDenial: a refund frees quota, so this store's
@@ -68,25 +67,25 @@ func TestRefundForgetsCachedDenial(t *testing.T) {
 	now := t0.UnixMicro()
 	rec := &recorder{reply: []int64{0, now, now + 1_000_000}}
 	s, err := New(rec, WithCallerClock())
-	require.NoError(t, err)
+	must.NoError(t, err)
 	req := core.TakeRequest{Key: "k", Algorithm: core.GCRA, Limits: []core.Limit{core.PerSecond(1)}, Cost: 1, Now: t0}
 	d, err := s.Take(bg, req)
-	require.NoError(t, err)
-	require.False(t, d.Allowed)
+	must.NoError(t, err)
+	must.False(t, d.Allowed)
 	_, err = s.Take(bg, req)
-	require.NoError(t, err)
-	require.Equal(t, 1, rec.calls, "the denial is cached")
+	must.NoError(t, err)
+	must.Equal(t, 1, rec.calls, "the denial is cached")
 
 	refund := req
 	refund.Cost = -1
 	rec.reply = []int64{1, now, now}
 	_, err = s.Take(bg, refund)
-	require.NoError(t, err)
-	assert.Equal(t, 2, rec.calls, "a refund goes to Redis")
+	must.NoError(t, err)
+	expect.Equal(t, 2, rec.calls, "a refund goes to Redis")
 
 	rec.reply = []int64{1, now, now}
 	d, err = s.Take(bg, req)
-	require.NoError(t, err)
-	assert.True(t, d.Allowed)
-	assert.Equal(t, 3, rec.calls, "after the refund the spend asks Redis again")
+	must.NoError(t, err)
+	expect.True(t, d.Allowed)
+	expect.Equal(t, 3, rec.calls, "after the refund the spend asks Redis again")
 }

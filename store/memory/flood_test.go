@@ -7,10 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/store/memory"
 	"github.com/ratewarden/ratewarden/testing/storetest"
 )
@@ -31,8 +30,8 @@ func heapAfterGC() (live, inUse uint64) {
 func floodPerKey(t testing.TB, alg core.Algorithm, limits []core.Limit, bound, flood int) (live, inUse float64, held int) {
 	liveBase, inUseBase := heapAfterGC()
 	st, err := memory.New(memory.WithMaxKeys(bound), memory.WithSweepInterval(0))
-	require.NoError(t, err)
-	defer func() { require.NoError(t, st.Close()) }()
+	must.NoError(t, err)
+	defer func() { must.NoError(t, st.Close()) }()
 	ctx := context.Background()
 	req := core.TakeRequest{Algorithm: alg, Limits: limits, Cost: 1}
 	var buf []byte
@@ -40,7 +39,7 @@ func floodPerKey(t testing.TB, alg core.Algorithm, limits []core.Limit, bound, f
 		buf = strconv.AppendInt(append(buf[:0], "flood-"...), int64(i), 10)
 		req.Key, req.Now = string(buf), storetest.Start.Add(time.Duration(i)*time.Microsecond)
 		_, err := st.Take(ctx, req)
-		require.NoError(t, err)
+		must.NoError(t, err)
 	}
 	liveEnd, inUseEnd := heapAfterGC()
 	held = st.Len()
@@ -89,7 +88,7 @@ func TestFloodHeapPerKey(t *testing.T) {
 	for _, c := range floodCases {
 		t.Run(c.name, func(t *testing.T) {
 			live, inUse, held := floodPerKey(t, c.alg, c.limits, bound, flood)
-			require.Equal(t, bound, held, "the store is full")
+			must.Equal(t, bound, held, "the store is full")
 			limit := c.documented * floodHeapMargin
 			// The heap in use moves by whole 8 KiB pages, which other tests'
 			// garbage can leave held: four pages of slack, 4 B/key under
@@ -98,8 +97,8 @@ func TestFloodHeapPerKey(t *testing.T) {
 			// at 24, -race runs measured 65 to 75 B/key against 72).
 			slack := 4 * 8192 / float64(held)
 			t.Logf("live %.1f B/key, in use %.1f B/key (bound %.0f, +%.1f for pages)", live, inUse, limit, slack)
-			assert.LessOrEqual(t, live, limit, "live heap per key")
-			assert.LessOrEqual(t, inUse, limit+slack, "heap in use per key")
+			expect.LessOrEqual(t, live, limit, "live heap per key")
+			expect.LessOrEqual(t, inUse, limit+slack, "heap in use per key")
 		})
 	}
 }

@@ -6,10 +6,9 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/store/memory"
 	"github.com/ratewarden/ratewarden/testing/storetest"
 )
@@ -24,8 +23,8 @@ const windowBytesPerKey = 64
 func heapPerKey(t testing.TB, alg core.Algorithm, n int) (live, inUse float64) {
 	liveBase, inUseBase := heapAfterGC()
 	st, err := memory.New(memory.WithMaxKeys(4<<20), memory.WithSweepInterval(0))
-	require.NoError(t, err)
-	defer func() { require.NoError(t, st.Close()) }()
+	must.NoError(t, err)
+	defer func() { must.NoError(t, st.Close()) }()
 	ctx := context.Background()
 	req := core.TakeRequest{Algorithm: alg, Limits: []core.Limit{core.PerHour(1)}, Cost: 1, Now: storetest.Start}
 	var buf []byte
@@ -33,11 +32,11 @@ func heapPerKey(t testing.TB, alg core.Algorithm, n int) (live, inUse float64) {
 		buf = strconv.AppendInt(append(buf[:0], "client-"...), int64(i), 10)
 		req.Key = string(buf)
 		d, err := st.Take(ctx, req)
-		require.NoError(t, err)
-		require.True(t, d.Allowed, "a fresh key's first request")
+		must.NoError(t, err)
+		must.True(t, d.Allowed, "a fresh key's first request")
 	}
 	liveEnd, inUseEnd := heapAfterGC()
-	require.Equal(t, n, st.Len())
+	must.Equal(t, n, st.Len())
 	runtime.KeepAlive(st)
 	perKey := func(end, base uint64) float64 { return float64(int64(end)-int64(base)) / float64(n) }
 	return perKey(liveEnd, liveBase), perKey(inUseEnd, inUseBase)
@@ -60,8 +59,8 @@ func TestWindowBytesPerKey(t *testing.T) {
 			t.Run(alg.String()+"/keys="+strconv.Itoa(n), func(t *testing.T) {
 				live, inUse := heapPerKey(t, alg, n)
 				t.Logf("live %.1f B/key, in use %.1f B/key", live, inUse)
-				assert.LessOrEqual(t, live, float64(windowBytesPerKey), "live heap per key")
-				assert.LessOrEqual(t, inUse, float64(windowBytesPerKey), "heap in use per key")
+				expect.LessOrEqual(t, live, float64(windowBytesPerKey), "live heap per key")
+				expect.LessOrEqual(t, inUse, float64(windowBytesPerKey), "heap in use per key")
 			})
 		}
 	}

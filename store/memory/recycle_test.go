@@ -7,9 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/store/memory"
 	"github.com/ratewarden/ratewarden/testing/storetest"
 )
@@ -39,7 +38,7 @@ func TestRecycledEntriesKeepKeysApart(t *testing.T) {
 					for i := range 1500 {
 						at := storetest.Start.Add(time.Duration(i) * time.Minute)
 						_, err := st.Take(ctx, takeAll("churn"+strconv.Itoa((i+w)%8), alg, at, core.PerMinute(2), core.Every(3, 2*time.Minute)))
-						assert.NoError(t, err)
+						expect.NoError(t, err)
 						if i%50 == w {
 							st.Sweep()
 						}
@@ -54,7 +53,7 @@ func TestRecycledEntriesKeepKeysApart(t *testing.T) {
 					for i := range hotKeys * 8 {
 						k := (i*5 + w) % hotKeys
 						d, err := st.Take(ctx, takeAll("hot"+strconv.Itoa(k), alg, storetest.Start, long, core.Every(6, 8*365*24*time.Hour)))
-						if assert.NoError(t, err) && d.Allowed {
+						if expect.NoError(t, err) && d.Allowed {
 							admitted[w][k]++
 						}
 					}
@@ -66,7 +65,7 @@ func TestRecycledEntriesKeepKeysApart(t *testing.T) {
 				for w := range workers {
 					total += admitted[w][k]
 				}
-				assert.Equal(t, 5, total, "hot key %d", k)
+				expect.Equal(t, 5, total, "hot key %d", k)
 			}
 		})
 	}

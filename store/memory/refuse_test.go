@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/store/memory"
 	"github.com/ratewarden/ratewarden/testing/storetest"
 )
@@ -31,24 +30,24 @@ func TestRefuseWhenFullKeepsHeldKeys(t *testing.T) {
 				for i := range 4 {
 					for range 2 {
 						d, err := st.Take(ctx, req("held"+strconv.Itoa(i), 1))
-						require.NoError(t, err)
-						require.True(t, d.Allowed)
+						must.NoError(t, err)
+						must.True(t, d.Allowed)
 					}
 				}
 				for i := range 10 {
 					d, err := st.Take(ctx, req("new"+strconv.Itoa(i), 1))
-					require.ErrorIs(t, err, core.ErrStoreFull)
-					assert.False(t, d.Allowed, "a refused key is not admitted")
+					must.ErrorIs(t, err, core.ErrStoreFull)
+					expect.False(t, d.Allowed, "a refused key is not admitted")
 				}
 				d, err := st.Take(ctx, req("new0", 0))
-				require.NoError(t, err, "a peek needs no room")
-				assert.Equal(t, int64(5), d.Remaining)
+				must.NoError(t, err, "a peek needs no room")
+				expect.Equal(t, int64(5), d.Remaining)
 				for i := range 4 {
 					d, err := st.Take(ctx, req("held"+strconv.Itoa(i), 0))
-					require.NoError(t, err)
-					assert.Equal(t, int64(3), d.Remaining, "held%d keeps its exact count", i)
+					must.NoError(t, err)
+					expect.Equal(t, int64(3), d.Remaining, "held%d keeps its exact count", i)
 				}
-				assert.Equal(t, memory.Stats{Keys: 4, Refused: 10}, st.Stats())
+				expect.Equal(t, memory.Stats{Keys: 4, Refused: 10}, st.Stats())
 			})
 		}
 	}
@@ -64,13 +63,13 @@ func TestRefuseWhenFullReclaimsRecoveredState(t *testing.T) {
 			l := core.PerMinute(5)
 			for i := range 3 {
 				_, err := st.Take(ctx, take("old"+strconv.Itoa(i), alg, l, storetest.Start))
-				require.NoError(t, err)
+				must.NoError(t, err)
 			}
 			later := storetest.Start.Add(3 * time.Minute)
 			d, err := st.Take(ctx, take("new", alg, l, later))
-			require.NoError(t, err)
-			assert.True(t, d.Allowed)
-			assert.Equal(t, memory.Stats{Keys: 3}, st.Stats())
+			must.NoError(t, err)
+			expect.True(t, d.Allowed)
+			expect.Equal(t, memory.Stats{Keys: 3}, st.Stats())
 		})
 	}
 }
@@ -95,31 +94,31 @@ func TestRefuseWhenFullConcurrent(t *testing.T) {
 						switch {
 						case err == nil && d.Allowed:
 							admitted.Add(1)
-						case assert.ErrorIs(t, err, core.ErrStoreFull):
+						case expect.ErrorIs(t, err, core.ErrStoreFull):
 							refused.Add(1)
 						}
 					}
 				}()
 			}
 			wg.Wait()
-			assert.Equal(t, int64(1200), admitted.Load()+refused.Load())
-			assert.Equal(t, int64(st.Len()), admitted.Load(), "each admission holds a key")
-			assert.LessOrEqual(t, st.Len(), 64, "the bound holds")
-			assert.Equal(t, uint64(refused.Load()), st.Stats().Refused)
-			assert.Zero(t, st.Stats().Evictions, "nothing evicted")
+			expect.Equal(t, int64(1200), admitted.Load()+refused.Load())
+			expect.Equal(t, int64(st.Len()), admitted.Load(), "each admission holds a key")
+			expect.LessOrEqual(t, st.Len(), 64, "the bound holds")
+			expect.Equal(t, uint64(refused.Load()), st.Stats().Refused)
+			expect.Zero(t, st.Stats().Evictions, "nothing evicted")
 			var spent int
 			for g := range 4 {
 				for i := range 300 {
 					peek := take(fmt.Sprintf("g%d-%d", g, i), alg, l, storetest.Start)
 					peek.Cost = 0
 					d, err := st.Take(ctx, peek)
-					require.NoError(t, err)
+					must.NoError(t, err)
 					if d.Remaining == 2 {
 						spent++
 					}
 				}
 			}
-			assert.Equal(t, st.Len(), spent, "every held key kept its count")
+			expect.Equal(t, st.Len(), spent, "every held key kept its count")
 		})
 	}
 }

@@ -8,10 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/store/memory"
 	"github.com/ratewarden/ratewarden/testing/storetest"
 )
@@ -23,25 +22,25 @@ func TestStatsCountsKeysAndEvictions(t *testing.T) {
 			st := newStore(t, memory.WithMaxKeys(10), memory.WithShards(1), memory.WithSweepInterval(0), memory.WithClock(clock))
 			ctx := context.Background()
 			l := core.PerMinute(5)
-			assert.Equal(t, memory.Stats{}, st.Stats(), "a new store")
+			expect.Equal(t, memory.Stats{}, st.Stats(), "a new store")
 			for i := range 25 {
 				_, err := st.Take(ctx, take("k"+strconv.Itoa(i), alg, l, storetest.Start))
-				require.NoError(t, err)
+				must.NoError(t, err)
 			}
-			assert.Equal(t, memory.Stats{Keys: 10, Evictions: 15}, st.Stats(), "15 live keys made room for new ones")
+			expect.Equal(t, memory.Stats{Keys: 10, Evictions: 15}, st.Stats(), "15 live keys made room for new ones")
 			// Two periods on, every state has recovered: a new key reclaims
 			// one, which loses no count and is no eviction.
 			fresh := newStore(t, memory.WithMaxKeys(10), memory.WithShards(1), memory.WithSweepInterval(0), memory.WithClock(clock))
 			for i := range 10 {
 				_, err := fresh.Take(ctx, take("k"+strconv.Itoa(i), alg, l, storetest.Start))
-				require.NoError(t, err)
+				must.NoError(t, err)
 			}
 			later := take("late", alg, l, storetest.Start.Add(2*time.Minute+time.Second))
 			_, err := fresh.Take(ctx, later)
-			require.NoError(t, err)
-			assert.Equal(t, memory.Stats{Keys: 10}, fresh.Stats())
-			require.NoError(t, fresh.Reset(ctx, later))
-			assert.Equal(t, memory.Stats{Keys: 9}, fresh.Stats(), "a reset is no eviction")
+			must.NoError(t, err)
+			expect.Equal(t, memory.Stats{Keys: 10}, fresh.Stats())
+			must.NoError(t, fresh.Reset(ctx, later))
+			expect.Equal(t, memory.Stats{Keys: 9}, fresh.Stats(), "a reset is no eviction")
 		})
 	}
 }
@@ -56,16 +55,16 @@ func TestStatsWhileTaking(t *testing.T) {
 			defer wg.Done()
 			for i := range 500 {
 				_, err := st.Take(context.Background(), take(fmt.Sprintf("g%d-%d", g, i), core.GCRA, core.PerMinute(5), storetest.Start))
-				assert.NoError(t, err)
+				expect.NoError(t, err)
 			}
 		}()
 	}
 	for range 50 {
 		s := st.Stats()
-		assert.LessOrEqual(t, s.Keys, 64)
+		expect.LessOrEqual(t, s.Keys, 64)
 	}
 	wg.Wait()
-	assert.Equal(t, memory.Stats{Keys: 64, Evictions: 4*500 - 64}, st.Stats())
+	expect.Equal(t, memory.Stats{Keys: 64, Evictions: 4*500 - 64}, st.Stats())
 }
 
 // The one-word paths (a meter or a window under one limit, updated with
@@ -89,7 +88,7 @@ func TestRefundOnTheWordPath(t *testing.T) {
 							req = refundReq
 						}
 						_, err := st.Take(ctx, req)
-						assert.NoError(t, err)
+						expect.NoError(t, err)
 					}
 				}()
 			}
@@ -97,9 +96,9 @@ func TestRefundOnTheWordPath(t *testing.T) {
 			peek := spendReq
 			peek.Cost = 0
 			d, err := st.Take(ctx, peek)
-			require.NoError(t, err)
-			assert.GreaterOrEqual(t, d.Remaining, int64(0))
-			assert.LessOrEqual(t, d.Remaining, int64(50), "never above a fresh key's quota")
+			must.NoError(t, err)
+			expect.GreaterOrEqual(t, d.Remaining, int64(0))
+			expect.LessOrEqual(t, d.Remaining, int64(50), "never above a fresh key's quota")
 		})
 	}
 }

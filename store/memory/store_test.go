@@ -9,10 +9,9 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/store/memory"
 	"github.com/ratewarden/ratewarden/testing/storetest"
 )
@@ -20,8 +19,8 @@ import (
 func newStore(t *testing.T, opts ...memory.Option) *memory.Store {
 	t.Helper()
 	st, err := memory.New(opts...)
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, st.Close()) })
+	must.NoError(t, err)
+	t.Cleanup(func() { must.NoError(t, st.Close()) })
 	return st
 }
 
@@ -49,20 +48,20 @@ func TestNewRejectsBadOptions(t *testing.T) {
 	for name, opt := range cases {
 		t.Run(name, func(t *testing.T) {
 			st, err := memory.New(opt)
-			require.ErrorIs(t, err, core.ErrInvalidOption)
-			assert.Nil(t, st)
+			must.ErrorIs(t, err, core.ErrInvalidOption)
+			expect.Nil(t, st)
 		})
 	}
 }
 
 func TestClosedStore(t *testing.T) {
 	st, err := memory.New()
-	require.NoError(t, err)
-	require.NoError(t, st.Close())
-	require.NoError(t, st.Close(), "Close is idempotent")
+	must.NoError(t, err)
+	must.NoError(t, st.Close())
+	must.NoError(t, st.Close(), "Close is idempotent")
 	_, err = st.Take(context.Background(), take("k", core.GCRA, core.PerSecond(1), storetest.Start))
-	require.ErrorIs(t, err, core.ErrStoreClosed)
-	require.ErrorIs(t, st.Reset(context.Background(), take("k", core.GCRA, core.PerSecond(1), storetest.Start)), core.ErrStoreClosed)
+	must.ErrorIs(t, err, core.ErrStoreClosed)
+	must.ErrorIs(t, st.Reset(context.Background(), take("k", core.GCRA, core.PerSecond(1), storetest.Start)), core.ErrStoreClosed)
 }
 
 func take(key string, alg core.Algorithm, l core.Limit, now time.Time) core.TakeRequest {
@@ -77,42 +76,42 @@ func TestBoundHoldsAndRecoveredStateIsDropped(t *testing.T) {
 			l := core.PerMinute(10)
 			for i := range 1000 {
 				d, err := st.Take(ctx, take("k"+strconv.Itoa(i), alg, l, storetest.Start))
-				require.NoError(t, err)
-				require.True(t, d.Allowed, "a fresh key is admitted")
-				require.LessOrEqual(t, st.Len(), 100)
+				must.NoError(t, err)
+				must.True(t, d.Allowed, "a fresh key is admitted")
+				must.LessOrEqual(t, st.Len(), 100)
 			}
-			assert.Equal(t, 100, st.Len())
+			expect.Equal(t, 100, st.Len())
 			// The bound is exact even when it does not divide by the shards.
 			odd := newStore(t, memory.WithMaxKeys(7), memory.WithShards(4), memory.WithSweepInterval(0))
 			for i := range 100 {
 				_, err := odd.Take(ctx, take("k"+strconv.Itoa(i), alg, l, storetest.Start))
-				require.NoError(t, err)
+				must.NoError(t, err)
 			}
-			assert.Equal(t, 7, odd.Len())
+			expect.Equal(t, 7, odd.Len())
 			tiny := newStore(t, memory.WithMaxKeys(2), memory.WithShards(64), memory.WithSweepInterval(0))
 			for i := range 100 {
 				_, err := tiny.Take(ctx, take("k"+strconv.Itoa(i), alg, l, storetest.Start))
-				require.NoError(t, err)
+				must.NoError(t, err)
 			}
-			assert.Equal(t, 2, tiny.Len())
+			expect.Equal(t, 2, tiny.Len())
 			// A denied or peeking request on an unknown key stores nothing.
 			req := take("peek", alg, l, storetest.Start)
 			req.Cost = 0
 			_, err := st.Take(ctx, req)
-			require.NoError(t, err)
-			assert.Equal(t, 100, st.Len())
+			must.NoError(t, err)
+			expect.Equal(t, 100, st.Len())
 			// Two periods on, every state has recovered and is dropped.
 			clock := core.NewManualClock(storetest.Start.Add(2*time.Minute + time.Second))
 			st2 := newStore(t, memory.WithMaxKeys(100), memory.WithShards(4), memory.WithSweepInterval(0), memory.WithClock(clock))
 			for i := range 50 {
 				_, err := st2.Take(ctx, take("k"+strconv.Itoa(i), alg, l, storetest.Start))
-				require.NoError(t, err)
+				must.NoError(t, err)
 			}
 			_, err = st2.Take(ctx, take("late", alg, l, clock.Now()))
-			require.NoError(t, err)
-			require.Equal(t, 51, st2.Len())
+			must.NoError(t, err)
+			must.Equal(t, 51, st2.Len())
 			st2.Sweep()
-			assert.Equal(t, 1, st2.Len(), "only the late key's state is still live")
+			expect.Equal(t, 1, st2.Len(), "only the late key's state is still live")
 		})
 	}
 }
@@ -130,11 +129,11 @@ func TestHotKeySurvivesFlood(t *testing.T) {
 			for i := range 50_000 {
 				now := storetest.Start.Add(time.Duration(i) * time.Millisecond)
 				_, err := st.Take(ctx, take("flood"+strconv.Itoa(i), alg, core.PerHour(100), now))
-				require.NoError(t, err)
+				must.NoError(t, err)
 				if i%10 == 0 {
 					hot.Now = now
 					d, err := st.Take(ctx, hot)
-					require.NoError(t, err)
+					must.NoError(t, err)
 					if d.Allowed {
 						admitted++
 					}
@@ -143,9 +142,9 @@ func TestHotKeySurvivesFlood(t *testing.T) {
 					}
 				}
 			}
-			assert.GreaterOrEqual(t, want, 100)
-			assert.Equal(t, want, admitted, "the hot key got exactly what an unbounded store admits")
-			assert.LessOrEqual(t, st.Len(), 1000)
+			expect.GreaterOrEqual(t, want, 100)
+			expect.Equal(t, want, admitted, "the hot key got exactly what an unbounded store admits")
+			expect.LessOrEqual(t, st.Len(), 1000)
 		})
 	}
 }
@@ -160,7 +159,7 @@ func TestLongKeysCostNoMoreThanShortOnes(t *testing.T) {
 		for i := range 5000 {
 			copy(key, strconv.Itoa(i))
 			_, err := st.Take(context.Background(), take(string(key), core.GCRA, core.PerSecond(1), storetest.Start))
-			require.NoError(t, err)
+			must.NoError(t, err)
 		}
 		runtime.GC()
 		runtime.ReadMemStats(&after)
@@ -168,7 +167,7 @@ func TestLongKeysCostNoMoreThanShortOnes(t *testing.T) {
 		return after.HeapAlloc - min(after.HeapAlloc, before.HeapAlloc)
 	}
 	short, long := heap(8), heap(10<<10)
-	assert.Less(t, float64(long), float64(short)*1.5+64<<10, "10 KB keys (%d B) cost about what 8 B keys do (%d B)", long, short)
+	expect.Less(t, float64(long), float64(short)*1.5+64<<10, "10 KB keys (%d B) cost about what 8 B keys do (%d B)", long, short)
 }
 
 func TestResetForgetsKey(t *testing.T) {
@@ -177,15 +176,15 @@ func TestResetForgetsKey(t *testing.T) {
 	for _, alg := range core.Algorithms() {
 		req := take("r", alg, core.PerHour(1), storetest.Start)
 		d, err := st.Take(ctx, req)
-		require.NoError(t, err)
-		require.True(t, d.Allowed)
+		must.NoError(t, err)
+		must.True(t, d.Allowed)
 		d, err = st.Take(ctx, req)
-		require.NoError(t, err)
-		require.False(t, d.Allowed)
-		require.NoError(t, st.Reset(ctx, req))
+		must.NoError(t, err)
+		must.False(t, d.Allowed)
+		must.NoError(t, st.Reset(ctx, req))
 		d, err = st.Take(ctx, req)
-		require.NoError(t, err)
-		assert.True(t, d.Allowed, alg.String())
+		must.NoError(t, err)
+		expect.True(t, d.Allowed, alg.String())
 	}
 }
 
@@ -208,7 +207,7 @@ func TestConcurrentChurn(t *testing.T) {
 					alg = core.SlidingLog
 				}
 				d, err := st.Take(ctx, take("c"+strconv.Itoa(k), alg, core.PerHour(5), storetest.Start))
-				if !assert.NoError(t, err) {
+				if !expect.NoError(t, err) {
 					return
 				}
 				if d.Allowed {
@@ -226,7 +225,7 @@ func TestConcurrentChurn(t *testing.T) {
 		for w := range workers {
 			total += admitted[w][k]
 		}
-		assert.Equal(t, 5, total, "key %d", k)
+		expect.Equal(t, 5, total, "key %d", k)
 	}
 }
 
@@ -234,20 +233,20 @@ func TestSweeperRunsAndCloseEndsIt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clock := core.NewManualClock(storetest.Start)
 		st, err := memory.New(memory.WithSweepInterval(time.Minute), memory.WithClock(clock))
-		require.NoError(t, err)
+		must.NoError(t, err)
 		_, err = st.Take(context.Background(), take("k", core.GCRA, core.PerSecond(1), storetest.Start))
-		require.NoError(t, err)
-		require.Equal(t, 1, st.Len())
+		must.NoError(t, err)
+		must.Equal(t, 1, st.Len())
 		clock.Advance(2 * time.Second)
 		// The sweep never runs ahead of the requests the store has seen, so
 		// another key arrives at the new time; its own state is still live.
 		_, err = st.Take(context.Background(), take("k2", core.GCRA, core.PerSecond(1), clock.Now()))
-		require.NoError(t, err)
-		require.Equal(t, 2, st.Len())
+		must.NoError(t, err)
+		must.Equal(t, 2, st.Len())
 		time.Sleep(time.Minute + time.Second) // synctest's fake time: the sweeper's tick
 		synctest.Wait()
-		assert.Equal(t, 1, st.Len(), "the sweeper dropped the recovered key, kept the live one")
-		require.NoError(t, st.Close())
+		expect.Equal(t, 1, st.Len(), "the sweeper dropped the recovered key, kept the live one")
+		must.NoError(t, st.Close())
 		synctest.Wait() // no goroutine left behind, or synctest.Test fails
 	})
 }
@@ -257,20 +256,20 @@ func TestSweeperRunsAndCloseEndsIt(t *testing.T) {
 // decides on the word as it was.
 func TestInvalidFiguresLeaveAHeldWordAlone(t *testing.T) {
 	st, err := memory.New(memory.WithSweepInterval(0))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	defer st.Close()
 	ctx := context.Background()
 	for _, n := range []int{1, 2} { // a word, an entry
 		req := core.TakeRequest{Key: "k", Algorithm: core.GCRA, Limits: []core.Limit{core.PerHour(5), core.Every(50, 24*time.Hour)}[:n], Cost: 3, Now: storetest.Start}
 		_, err = st.Take(ctx, req)
-		require.NoError(t, err)
+		must.NoError(t, err)
 		bad := req
 		bad.Limits = append([]core.Limit{{Rate: 0, Period: time.Hour}}, req.Limits[1:]...)
 		_, err = st.Take(ctx, bad)
-		require.ErrorIs(t, err, core.ErrInvalidLimit)
+		must.ErrorIs(t, err, core.ErrInvalidLimit)
 		req.Limits[0], req.Cost = core.PerHour(10), 0
 		d, err := st.Take(ctx, req)
-		require.NoError(t, err)
-		assert.Equal(t, int64(7), d.Remaining, "%d limits: 3 of 5/h re-expressed under 10/h", n)
+		must.NoError(t, err)
+		expect.Equal(t, int64(7), d.Remaining, "%d limits: 3 of 5/h re-expressed under 10/h", n)
 	}
 }

@@ -6,10 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 var t0 = time.Date(2026, 3, 14, 15, 9, 26, 535897000, time.UTC)
@@ -17,8 +16,8 @@ var t0 = time.Date(2026, 3, 14, 15, 9, 26, 535897000, time.UTC)
 func newTestStore(t *testing.T, opts ...Option) *Store {
 	t.Helper()
 	st, err := New(append([]Option{WithShards(1), WithSweepInterval(0)}, opts...)...)
-	require.NoError(t, err)
-	t.Cleanup(func() { require.NoError(t, st.Close()) })
+	must.NoError(t, err)
+	t.Cleanup(func() { must.NoError(t, st.Close()) })
 	return st
 }
 
@@ -35,7 +34,7 @@ func spend(t *testing.T, st *Store, key string, alg core.Algorithm, at time.Time
 	t.Helper()
 	d, err := st.Take(context.Background(), core.TakeRequest{Key: key, Algorithm: alg, Limits: limits, Cost: 1, Now: at})
 	if err == nil {
-		require.True(t, d.Allowed, "%s's first request", key)
+		must.True(t, d.Allowed, "%s's first request", key)
 	}
 	return err
 }
@@ -60,11 +59,11 @@ func TestWindowsKeepTheirOwnTable(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			st := newTestStore(t)
-			require.NoError(t, spend(t, st, "k", c.alg, t0, c.limits...))
-			assert.Equal(t, c.want, held(st))
+			must.NoError(t, spend(t, st, "k", c.alg, t0, c.limits...))
+			expect.Equal(t, c.want, held(st))
 			req := core.TakeRequest{Key: "k", Algorithm: c.alg, Limits: c.limits}
-			require.NoError(t, st.Reset(context.Background(), req))
-			assert.Equal(t, [3]int{}, held(st), "Reset forgets it")
+			must.NoError(t, st.Reset(context.Background(), req))
+			expect.Equal(t, [3]int{}, held(st), "Reset forgets it")
 		})
 	}
 }
@@ -75,35 +74,35 @@ func TestRoomAcrossTables(t *testing.T) {
 	st := newTestStore(t, WithMaxKeys(4))
 	hour := core.PerHour(1)
 	for i := range 2 {
-		require.NoError(t, spend(t, st, "m"+strconv.Itoa(i), core.GCRA, t0, hour))
-		require.NoError(t, spend(t, st, "w"+strconv.Itoa(i), core.FixedWindow, t0, hour))
+		must.NoError(t, spend(t, st, "m"+strconv.Itoa(i), core.GCRA, t0, hour))
+		must.NoError(t, spend(t, st, "w"+strconv.Itoa(i), core.FixedWindow, t0, hour))
 	}
-	require.NoError(t, spend(t, st, "w2", core.SlidingWindow, t0, hour))
-	assert.Equal(t, [3]int{2, 2, 0}, held(st), "a window evicted a window")
+	must.NoError(t, spend(t, st, "w2", core.SlidingWindow, t0, hour))
+	expect.Equal(t, [3]int{2, 2, 0}, held(st), "a window evicted a window")
 	for _, k := range []string{"w0", "w1", "w2"} {
 		for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow} {
-			require.NoError(t, st.Reset(context.Background(), core.TakeRequest{Key: k, Algorithm: alg, Limits: []core.Limit{hour}}))
+			must.NoError(t, st.Reset(context.Background(), core.TakeRequest{Key: k, Algorithm: alg, Limits: []core.Limit{hour}}))
 		}
 	}
-	require.NoError(t, spend(t, st, "m2", core.GCRA, t0, hour))
-	require.NoError(t, spend(t, st, "m3", core.GCRA, t0, hour))
-	require.NoError(t, spend(t, st, "w3", core.FixedWindow, t0, hour))
-	assert.Equal(t, [3]int{3, 1, 0}, held(st), "with no window held, a window evicted a meter")
-	assert.Equal(t, Stats{Keys: 4, Evictions: 2}, st.Stats())
+	must.NoError(t, spend(t, st, "m2", core.GCRA, t0, hour))
+	must.NoError(t, spend(t, st, "m3", core.GCRA, t0, hour))
+	must.NoError(t, spend(t, st, "w3", core.FixedWindow, t0, hour))
+	expect.Equal(t, [3]int{3, 1, 0}, held(st), "with no window held, a window evicted a meter")
+	expect.Equal(t, Stats{Keys: 4, Evictions: 2}, st.Stats())
 }
 
 // A full store that refuses new keys reclaims recovered state from any
 // table for a new window, and refuses it when none has recovered.
 func TestRefuseAcrossTables(t *testing.T) {
 	st := newTestStore(t, WithMaxKeys(2), WithRefuseWhenFull())
-	require.NoError(t, spend(t, st, "meter", core.GCRA, t0, core.PerSecond(1)))
-	require.NoError(t, spend(t, st, "log", core.SlidingLog, t0, core.PerHour(1)))
+	must.NoError(t, spend(t, st, "meter", core.GCRA, t0, core.PerSecond(1)))
+	must.NoError(t, spend(t, st, "log", core.SlidingLog, t0, core.PerHour(1)))
 	later := t0.Add(2 * time.Second)
-	require.NoError(t, spend(t, st, "w0", core.FixedWindow, later, core.PerHour(1)))
-	assert.Equal(t, [3]int{0, 1, 1}, held(st), "the recovered meter made room")
+	must.NoError(t, spend(t, st, "w0", core.FixedWindow, later, core.PerHour(1)))
+	expect.Equal(t, [3]int{0, 1, 1}, held(st), "the recovered meter made room")
 	err := spend(t, st, "w1", core.FixedWindow, later, core.PerHour(1))
-	require.ErrorIs(t, err, core.ErrStoreFull)
-	assert.Equal(t, Stats{Keys: 2, Refused: 1}, st.Stats())
+	must.ErrorIs(t, err, core.ErrStoreFull)
+	expect.Equal(t, Stats{Keys: 2, Refused: 1}, st.Stats())
 }
 
 // A window's word is swept exactly when its state has recovered: the fixed
@@ -113,8 +112,8 @@ func TestSweepDropsRecoveredWindowWords(t *testing.T) {
 	clock := core.NewManualClock(t0)
 	st := newTestStore(t, WithClock(clock))
 	minute := core.PerMinute(5)
-	require.NoError(t, spend(t, st, "fixed", core.FixedWindow, t0, minute))
-	require.NoError(t, spend(t, st, "sliding", core.SlidingWindow, t0, minute))
+	must.NoError(t, spend(t, st, "fixed", core.FixedWindow, t0, minute))
+	must.NoError(t, spend(t, st, "sliding", core.SlidingWindow, t0, minute))
 	end := t0.Truncate(time.Minute).Add(time.Minute)
 	cases := []struct {
 		at   time.Time
@@ -129,8 +128,8 @@ func TestSweepDropsRecoveredWindowWords(t *testing.T) {
 		clock.Set(c.at)
 		// The sweep never runs ahead of the requests the store has seen: a
 		// meter's key, live for an hour, brings it to the clock.
-		require.NoError(t, spend(t, st, "probe"+strconv.Itoa(i), core.GCRA, c.at, core.PerHour(1)))
+		must.NoError(t, spend(t, st, "probe"+strconv.Itoa(i), core.GCRA, c.at, core.PerHour(1)))
 		st.Sweep()
-		assert.Equal(t, [3]int{i + 1, c.want, 0}, held(st), "at %s", c.at)
+		expect.Equal(t, [3]int{i + 1, c.want, 0}, held(st), "at %s", c.at)
 	}
 }

@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/store/memory"
 	"github.com/ratewarden/ratewarden/testing/storetest"
 )
@@ -38,8 +37,8 @@ func edgeLimits(t *testing.T) []core.Limit {
 		core.Every(1<<40, (1<<40)*time.Microsecond),
 	}
 	for i := 0; i < 8; i += 2 {
-		require.True(t, packs(core.SlidingWindow, limits[i]), "%s packs", limits[i])
-		require.False(t, packs(core.SlidingWindow, limits[i+1]), "%s does not pack", limits[i+1])
+		must.True(t, packs(core.SlidingWindow, limits[i]), "%s packs", limits[i])
+		must.False(t, packs(core.SlidingWindow, limits[i+1]), "%s does not pack", limits[i+1])
 	}
 	return limits
 }
@@ -103,10 +102,10 @@ func TestWindowsDecideAsReferenceAtThePackingEdge(t *testing.T) {
 				ref := storetest.NewReference()
 				for n, req := range edgeScript(rng, alg, l, 500) {
 					want, err := ref.Take(ctx, req)
-					require.NoError(t, err)
+					must.NoError(t, err)
 					got, err := st.Take(ctx, req)
-					require.NoError(t, err, "step %d", n)
-					require.Equal(t, want, got, "step %d: %s cost %d at %d", n, req.Key, req.Cost, core.Micros(req.Now))
+					must.NoError(t, err, "step %d", n)
+					must.Equal(t, want, got, "step %d: %s cost %d at %d", n, req.Key, req.Cost, core.Micros(req.Now))
 				}
 			})
 		}
@@ -143,14 +142,14 @@ func TestWindowsAdmitExactlyRatePerWindow(t *testing.T) {
 					want := int64(0)
 					req.Now = start.Add(offset)
 					for range c.requests {
-						if d, err := ref.Take(ctx, req); assert.NoError(t, err) && d.Allowed {
+						if d, err := ref.Take(ctx, req); expect.NoError(t, err) && d.Allowed {
 							want++
 						}
 					}
 					if alg == core.FixedWindow {
-						assert.Equal(t, c.limit.Rate/c.cost, want, "window %d: the reference admits Rate", w)
+						expect.Equal(t, c.limit.Rate/c.cost, want, "window %d: the reference admits Rate", w)
 					}
-					assert.Equal(t, want, got, "window %d", w)
+					expect.Equal(t, want, got, "window %d", w)
 				}
 			})
 		}
@@ -176,7 +175,7 @@ func spendConcurrently(t *testing.T, st *memory.Store, req core.TakeRequest, sta
 					r.Now = start.Add(time.Duration(rng.Int64N(int64(req.Limits[0].Period))))
 				}
 				d, err := st.Take(context.Background(), r)
-				if !assert.NoError(t, err) {
+				if !expect.NoError(t, err) {
 					return
 				}
 				if d.Allowed {
@@ -215,13 +214,13 @@ func TestDecisionsAllocateNothing(t *testing.T) {
 				opts = append(opts, core.WithLimit(l))
 			}
 			lim, err := core.NewLimiter(st, c.alg, c.limits[0], opts...)
-			require.NoError(t, err)
+			must.NoError(t, err)
 			ctx := context.Background()
 			keys := make([]string, 64)
 			for i := range keys {
 				keys[i] = fmt.Sprint("client-", i)
 				_, err := lim.Allow(ctx, keys[i])
-				require.NoError(t, err)
+				must.NoError(t, err)
 			}
 			cost := max(1, c.limits[0].Rate/50) // spent in a fiftieth of a period: some admitted, some denied
 			var i, allowed int
@@ -234,9 +233,9 @@ func TestDecisionsAllocateNothing(t *testing.T) {
 				}
 				i++
 			})
-			assert.Zero(t, allocs)
-			assert.Positive(t, allowed, "admissions were measured")
-			assert.Less(t, allowed, 2*2001, "denials were measured")
+			expect.Zero(t, allocs)
+			expect.Positive(t, allowed, "admissions were measured")
+			expect.Less(t, allowed, 2*2001, "denials were measured")
 		})
 	}
 }

@@ -6,10 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratewarden/ratewarden/internal/expect"
-
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
+	"github.com/ratewarden/ratewarden/internal/expect"
 )
 
 // countingFailingStore fails every call, as a Redis that refuses

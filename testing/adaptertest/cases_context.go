@@ -10,12 +10,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ratewarden/ratewarden/internal/expect"
-	"github.com/ratewarden/ratewarden/internal/must"
-
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
+	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/internal/fakereq"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/keyfuncs"
 	"github.com/ratewarden/ratewarden/store/memory"
 )

@@ -7,11 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratewarden/ratewarden/internal/expect"
-	"github.com/ratewarden/ratewarden/internal/must"
-
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/keyfuncs"
 )
 

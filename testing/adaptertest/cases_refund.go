@@ -3,11 +3,10 @@ package adaptertest
 import (
 	"testing"
 
-	"github.com/ratewarden/ratewarden/internal/expect"
-	"github.com/ratewarden/ratewarden/internal/must"
-
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/store/memory"
 )
 

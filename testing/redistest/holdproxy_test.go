@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 // A held reply reaches its client only once released, while another
@@ -17,21 +17,21 @@ func TestHoldProxy(t *testing.T) {
 	p := StartHoldProxy(t, srv.Addr())
 	dial := func() (net.Conn, *bufio.Reader) {
 		c, err := net.Dial("tcp", p.Addr())
-		require.NoError(t, err)
+		must.NoError(t, err)
 		t.Cleanup(func() { _ = c.Close() })
 		return c, bufio.NewReader(c)
 	}
 	c1, r1 := dial()
 	c2, r2 := dial()
 	reply, err := roundTrip(c1, r1, "PING")
-	require.NoError(t, err)
-	require.Equal(t, "PONG", reply)
+	must.NoError(t, err)
+	must.Equal(t, "PONG", reply)
 
 	held, release := p.HoldNextReply()
 	replies := make(chan string, 1)
 	go func() {
 		reply, err := roundTrip(c1, r1, "INCR", "redistest:hold")
-		assert.NoError(t, err)
+		expect.NoError(t, err)
 		replies <- reply
 	}()
 	select {
@@ -40,16 +40,16 @@ func TestHoldProxy(t *testing.T) {
 		t.Fatal("no reply held")
 	}
 	reply, err = roundTrip(c2, r2, "GET", "redistest:hold")
-	require.NoError(t, err)
-	assert.Equal(t, "1", reply, "the held command ran; the other connection goes on")
+	must.NoError(t, err)
+	expect.Equal(t, "1", reply, "the held command ran; the other connection goes on")
 	select {
 	case r := <-replies:
 		t.Fatalf("the held reply %q got through", r)
 	default:
 	}
 	release()
-	assert.Equal(t, "1", <-replies)
+	expect.Equal(t, "1", <-replies)
 	release() // twice is harmless
 	_, err = command(srv.Addr(), "DEL", "redistest:hold")
-	require.NoError(t, err)
+	must.NoError(t, err)
 }

@@ -6,10 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/internal/must"
-
-	"github.com/ratewarden/ratewarden/core"
 )
 
 // RefundOnServerTime checks, for every algorithm, that a refund through a

@@ -8,10 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/internal/must"
-
-	"github.com/ratewarden/ratewarden/core"
 )
 
 // RunEdits checks that a store keeps what a client used when a limit's

@@ -5,10 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/internal/must"
-
-	"github.com/ratewarden/ratewarden/core"
 )
 
 // newLimiter returns a limiter of alg and limits over a fresh store, on a

@@ -7,10 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/internal/must"
-
-	"github.com/ratewarden/ratewarden/core"
 )
 
 // RunRefunds drives core.Limiter.Refund over the store for every algorithm:

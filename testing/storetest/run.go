@@ -10,10 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/internal/must"
-
-	"github.com/ratewarden/ratewarden/core"
 )
 
 // NewStore makes a fresh, empty store for one test. It registers its own
