@@ -5,11 +5,10 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/internal/fakereq"
+	"github.com/ratewarden/ratewarden/internal/must"
 	"github.com/ratewarden/ratewarden/store/memory"
 )
 
@@ -19,7 +18,7 @@ import (
 func leakyGroup(t *testing.T) *Group {
 	t.Helper()
 	st, err := memory.New(memory.WithSweepInterval(0))
-	require.NoError(t, err)
+	must.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close() })
 	clk := core.NewManualClock(httpT0)
 	var ps []*Policy
@@ -28,13 +27,13 @@ func leakyGroup(t *testing.T) *Group {
 		"slow": core.Every(1, 5*time.Second).WithBurst(5),
 	} {
 		lim, err := core.NewLimiter(st, core.LeakyBucket, l.Named(name), core.WithClock(clk), core.WithNamespace(name))
-		require.NoError(t, err)
+		must.NoError(t, err)
 		p, err := New(lim, WithKey(peerKey), WithMaxDelay(time.Minute))
-		require.NoError(t, err)
+		must.NoError(t, err)
 		ps = append(ps, p)
 	}
 	g, err := NewGroup(ps...)
-	require.NoError(t, err)
+	must.NoError(t, err)
 	return g
 }
 
@@ -49,9 +48,9 @@ func TestGroupHoldsForTheLongestDelay(t *testing.T) {
 		for range 2 {
 			start := time.Now()
 			_, _, next := serveGroup(g, fakereq.New("192.0.2.7:1"))
-			require.True(t, next)
+			must.True(t, next)
 			held = append(held, time.Since(start))
 		}
-		assert.Equal(t, []time.Duration{0, 5 * time.Second}, held)
+		expect.Equal(t, []time.Duration{0, 5 * time.Second}, held)
 	})
 }
