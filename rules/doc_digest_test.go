@@ -142,7 +142,7 @@ func TestDigestCoversEveryField(t *testing.T) {
 		for f := range typ.Fields() {
 			got = append(got, f.Name)
 		}
-		assert.True(t, slices.Equal(want, got), "%s has the fields %v; canonical (digest.go) knows %v: add the new ones to the canonical form", typ, got, want)
+		assert.True(t, slices.Equal(want, got), "%s has the fields %v; canonical (doc_digest.go) knows %v: add the new ones to the canonical form", typ, got, want)
 	}
 	assert.Len(t, keyKindNames, int(KeyMethod), "every key kind has a canonical name")
 }

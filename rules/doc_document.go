@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"bytes"
+	_ "embed" // schema.json
 	"fmt"
 
 	"github.com/ratewarden/ratewarden/core"
@@ -10,6 +12,17 @@ import (
 // document's "schema" field. A document written for a newer schema is refused
 // (it may use fields this version would ignore or misread).
 const SchemaVersion = 1
+
+//go:embed schema.json
+var schemaJSON []byte
+
+// Schema returns the JSON Schema (draft 2020-12) of a rules document, the
+// one docs/rules.md publishes as rules/schema.json: editors and CI jobs can
+// check a document's shape with it before Parse reads it. Parse checks all
+// the schema says and more (limits against their algorithm, route patterns,
+// the names replaces refers to, unreachable policies). Each call returns a
+// new copy.
+func Schema() []byte { return bytes.Clone(schemaJSON) }
 
 // Document is a parsed, validated rules document: the policies that say which
 // limit applies to which request. Parse builds one; the defaults block is

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -183,4 +184,41 @@ func schemaProblem(s int64) string {
 		return fmt.Sprintf("schema %d: this library reads schema %d", s, SchemaVersion)
 	}
 	return ""
+}
+
+// ReadFile reads and parses the rules file at path, as WatchFile reads it: at
+// most MaxDocumentSize bytes (a larger file is refused by Parse), and never a
+// FIFO or a device, which could block or never end. Problems name the file
+// ("rules.yaml:12:14: ..."). An unreadable file is an error wrapping
+// ErrFileUnreadable.
+func ReadFile(path string) (*Document, error) {
+	raw, err := readDocumentFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(raw, path)
+}
+
+// readDocumentFile reads at most MaxDocumentSize+1 bytes of the regular file at
+// path (following symlinks): one byte more than the parser takes, so that it
+// refuses the file as too large.
+func readDocumentFile(path string) ([]byte, error) {
+	// A FIFO or a device would block or never end: refuse before opening.
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrFileUnreadable, err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: %s: not a regular file (%v)", ErrFileUnreadable, path, info.Mode().Type())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrFileUnreadable, err)
+	}
+	defer f.Close()
+	raw, err := io.ReadAll(io.LimitReader(f, MaxDocumentSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrFileUnreadable, err)
+	}
+	return raw, nil
 }

@@ -3,8 +3,6 @@ package rules
 import (
 	"crypto/sha256"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -313,28 +311,4 @@ func (w *FileWatcher) settled() bool {
 		return false
 	}
 	return time.Since(w.failing) >= absentGrace
-}
-
-// readDocumentFile reads at most MaxDocumentSize+1 bytes of the regular file at
-// path (following symlinks): one byte more than the parser takes, so that it
-// refuses the file as too large.
-func readDocumentFile(path string) ([]byte, error) {
-	// A FIFO or a device would block or never end: refuse before opening.
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrFileUnreadable, err)
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: %s: not a regular file (%v)", ErrFileUnreadable, path, info.Mode().Type())
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrFileUnreadable, err)
-	}
-	defer f.Close()
-	raw, err := io.ReadAll(io.LimitReader(f, MaxDocumentSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrFileUnreadable, err)
-	}
-	return raw, nil
 }
