@@ -153,18 +153,6 @@ func (s *Set) swap(doc *Document, source string, lc loadConfig) error {
 	return nil
 }
 
-// report tells the reload hook, and the log for a refusal.
-func (s *Set) report(source string, err error) {
-	_, id := s.identity()
-	if err != nil {
-		s.cfg.log().Error("ratewarden: rules refused; the rules in force stay",
-			"source", source, "version_in_force", id.Version, "digest_in_force", ShortDigest(id.Digest), "err", err)
-	}
-	if s.cfg.reloadHook != nil {
-		s.cfg.reloadHook(Reload{Source: source, Version: id.Version, Digest: id.Digest, Err: err})
-	}
-}
-
 // Document returns the document in force.
 func (s *Set) Document() *Document { return s.cur.Load().doc }
 

@@ -203,7 +203,7 @@ func (w *FileWatcher) run() {
 				continue
 			}
 			// Events may have been lost (an overflowed queue): look again.
-			w.set.cfg.log().Warn("ratewarden: watching the rules file failed; reading it again",
+			w.set.Logger().Warn("ratewarden: watching the rules file failed; reading it again",
 				"path", w.source, "err", err)
 			w.changed()
 		case <-tick:
@@ -297,7 +297,7 @@ func (w *FileWatcher) unreadable(err error, now bool) error {
 		return err
 	}
 	w.reported = err.Error()
-	w.set.report(w.source, err)
+	w.set.ReportRefusal(w.source, err)
 	return err
 }
 

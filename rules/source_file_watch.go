@@ -16,7 +16,7 @@ func (w *FileWatcher) startNotify() {
 		if err == nil {
 			w.notify = n
 		} else {
-			w.set.cfg.log().Warn("ratewarden: cannot watch the rules file; polling it instead",
+			w.set.Logger().Warn("ratewarden: cannot watch the rules file; polling it instead",
 				"path", w.source, "every", w.cfg.fallbackInterval(), "err", err)
 		}
 	}
@@ -28,7 +28,7 @@ func (w *FileWatcher) startNotify() {
 // notifyLost polls in place of a system watcher that stopped on its own
 // (its channels closed), which leaves the watcher's goroutine nothing to hear.
 func (w *FileWatcher) notifyLost() {
-	w.set.cfg.log().Warn("ratewarden: the system stopped watching the rules file; polling it instead",
+	w.set.Logger().Warn("ratewarden: the system stopped watching the rules file; polling it instead",
 		"path", w.source, "every", w.cfg.fallbackInterval())
 	_ = w.notify.Close() // already closed: nothing to report
 	w.notify = nil
@@ -84,7 +84,7 @@ func (w *FileWatcher) syncWatches() {
 	}
 	switch {
 	case failed != nil && w.poll == nil:
-		w.set.cfg.log().Warn("ratewarden: cannot watch the rules file's folder; polling the file until it can",
+		w.set.Logger().Warn("ratewarden: cannot watch the rules file's folder; polling the file until it can",
 			"path", w.source, "every", w.cfg.fallbackInterval(), "err", failed)
 		w.setPolling(w.cfg.fallbackInterval())
 	case failed == nil && w.poll != nil && w.cfg.poll == 0:

@@ -17,7 +17,7 @@ func (w *RedisWatcher) start() {
 	if w.lastErr == nil {
 		return
 	}
-	log := w.set.cfg.log()
+	log := w.set.Logger()
 	if w.cfg.fallback == "" {
 		log.Warn("ratewarden: rules in redis not loaded at start; the rules the set was built with stay until they are",
 			"key", w.cfg.docKey(), "version_in_force", w.set.Version(), "err", w.lastErr)
@@ -29,7 +29,7 @@ func (w *RedisWatcher) start() {
 	if err != nil {
 		log.Error("ratewarden: fallback rules file unreadable; the rules in force stay",
 			"file", w.cfg.fallback, "version_in_force", w.set.Version(), "err", err)
-		w.tellHook(w.cfg.fallback, err)
+		w.set.TellReloadHook(w.cfg.fallback, err)
 		return
 	}
 	_ = w.set.Load(raw, w.cfg.fallback, initial()) // the Set reports it, refused or not
@@ -41,7 +41,7 @@ func (w *RedisWatcher) start() {
 // to the poll interval, while subscribing fails.
 func (w *RedisWatcher) subscribeLoop() {
 	defer w.wg.Done()
-	log := w.set.cfg.log()
+	log := w.set.Logger()
 	backoff, failures := min(minRetry, w.cfg.poll), 0
 	for {
 		ctx, cancel := context.WithCancel(w.ctx)

@@ -237,7 +237,7 @@ func (w *RedisWatcher) fetch() bool {
 	}
 	w.stats.loads.Add(1)
 	w.badID, w.lastErr = Identity{}, nil
-	w.set.cfg.log().Info("ratewarden: rules loaded from redis", "key", w.cfg.docKey(),
+	w.set.Logger().Info("ratewarden: rules loaded from redis", "key", w.cfg.docKey(),
 		"version", doc.Version, "digest", ShortDigest(w.set.Digest()))
 	return true
 }
@@ -253,26 +253,17 @@ func (w *RedisWatcher) fail(err error) {
 		return
 	}
 	id := w.set.Identity()
-	w.set.cfg.log().Warn("ratewarden: rules in redis not loaded; the rules in force stay",
+	w.set.Logger().Warn("ratewarden: rules in redis not loaded; the rules in force stay",
 		"key", w.cfg.docKey(), "version_in_force", id.Version, "digest_in_force", ShortDigest(id.Digest), "err", err)
-	w.tellHook(RedisSource, err)
+	w.set.TellReloadHook(RedisSource, err)
 }
 
 // recovered notes that Redis holds the rules in force.
 func (w *RedisWatcher) recovered() {
 	if w.lastErr != nil {
 		id := w.set.Identity()
-		w.set.cfg.log().Info("ratewarden: rules in redis readable again; they are the rules in force",
+		w.set.Logger().Info("ratewarden: rules in redis readable again; they are the rules in force",
 			"key", w.cfg.docKey(), "version", id.Version, "digest", ShortDigest(id.Digest))
 	}
 	w.lastErr = nil
-}
-
-// tellHook tells the Set's reload hook of a failure that kept the rules in
-// force.
-func (w *RedisWatcher) tellHook(source string, err error) {
-	if h := w.set.cfg.reloadHook; h != nil {
-		id := w.set.Identity()
-		h(Reload{Source: source, Version: id.Version, Digest: id.Digest, Err: err})
-	}
 }
