@@ -1,20 +1,19 @@
-// Package policytable holds what the metrics modules resolve once per policy
-// name (a label value's series, an attribute set): a table read with one
-// atomic load and one map lookup on every decision, copied and republished
-// when a policy is first seen, and bounded so that no sequence of names grows
-// memory. It serves metrics/prometheus and metrics/otel (other modules of the
-// project: Go's internal rule is by import path, not by module).
-package policytable
+package observerkit
 
 import (
 	"sync"
 	"sync/atomic"
 )
 
-// Table maps policy names to values of type V made by its make function. At
+// PolicyTable holds what an observer resolves once per policy name (a label
+// value's series, an attribute set): it is read with one atomic load and one
+// map lookup on every decision, copied and republished when a policy is
+// first seen, and bounded so that no sequence of names grows memory.
+//
+// It maps policy names to values of type V made by its make function. At
 // most max names get values of their own; every further name gets the value
 // made once for the overflow name. It is safe for concurrent use.
-type Table[V any] struct {
+type PolicyTable[V any] struct {
 	cur      atomic.Pointer[snapshot[V]] // read by Get, replaced under mu
 	mu       sync.Mutex
 	max      int
@@ -28,16 +27,17 @@ type snapshot[V any] struct {
 	overflow *V // the overflow name's value once byName is full, nil before
 }
 
-// New returns a table of at most max names (max >= 1) whose values make
-// builds; names past the bound share make(overflow).
-func New[V any](max int, overflow string, make func(name string) V) *Table[V] {
-	t := &Table[V]{max: max, overflow: overflow, make: make}
+// NewPolicyTable returns a table of at most max names whose values make
+// builds; names past the bound share make(overflow). A max below 1 keeps no
+// name apart: every name gets the overflow's value.
+func NewPolicyTable[V any](max int, overflow string, make func(name string) V) *PolicyTable[V] {
+	t := &PolicyTable[V]{max: max, overflow: overflow, make: make}
 	t.cur.Store(&snapshot[V]{byName: map[string]V{}})
 	return t
 }
 
 // Get returns the value of name, made on its first use.
-func (t *Table[V]) Get(name string) V {
+func (t *PolicyTable[V]) Get(name string) V {
 	s := t.cur.Load()
 	if v, ok := s.byName[name]; ok {
 		return v
@@ -51,7 +51,7 @@ func (t *Table[V]) Get(name string) V {
 // add makes the value of a name seen for the first time and publishes a
 // snapshot that holds it, or, past the bound, the overflow's. Overflowing
 // names are never stored.
-func (t *Table[V]) add(name string) V {
+func (t *PolicyTable[V]) add(name string) V {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := t.cur.Load()

@@ -1,4 +1,4 @@
-package policytable_test
+package observerkit_test
 
 import (
 	"fmt"
@@ -8,14 +8,14 @@ import (
 	"testing"
 
 	"github.com/ratewarden/ratewarden/internal/expect"
-	"github.com/ratewarden/ratewarden/internal/policytable"
+	"github.com/ratewarden/ratewarden/metrics/observerkit"
 )
 
 // Names up to the bound get values of their own, made once each; every name
 // past it shares the overflow's, and is not kept.
 func TestBound(t *testing.T) {
 	var made []string
-	tab := policytable.New(2, "other", func(name string) string {
+	tab := observerkit.NewPolicyTable(2, "other", func(name string) string {
 		made = append(made, name)
 		return "v:" + name
 	})
@@ -26,16 +26,25 @@ func TestBound(t *testing.T) {
 
 // A bound of one: the first name is kept, the rest share the overflow.
 func TestBoundOfOne(t *testing.T) {
-	tab := policytable.New(1, "other", func(name string) string { return name })
+	tab := observerkit.NewPolicyTable(1, "other", func(name string) string { return name })
 	expect.Equal(t, "a", tab.Get("a"))
 	expect.Equal(t, "other", tab.Get("b"))
 	expect.Equal(t, "a", tab.Get("a"))
 }
 
+// A bound below one keeps no name apart.
+func TestBoundBelowOne(t *testing.T) {
+	for _, max := range []int{0, -5} {
+		tab := observerkit.NewPolicyTable(max, "other", func(name string) string { return name })
+		expect.Equal(t, "other", tab.Get("a"), "max %d", max)
+		expect.Equal(t, "other", tab.Get("b"), "max %d", max)
+	}
+}
+
 // Concurrent first uses of the same names make each value once and agree.
 func TestConcurrentFirstUse(t *testing.T) {
 	var calls atomic.Int64
-	tab := policytable.New(8, "other", func(name string) *string {
+	tab := observerkit.NewPolicyTable(8, "other", func(name string) *string {
 		calls.Add(1)
 		return &name
 	})
@@ -60,13 +69,13 @@ func TestConcurrentFirstUse(t *testing.T) {
 
 // Get allocates nothing once a name is known.
 func TestGetAllocatesNothing(t *testing.T) {
-	tab := policytable.New(4, "other", func(name string) int { return len(name) })
+	tab := observerkit.NewPolicyTable(4, "other", func(name string) int { return len(name) })
 	tab.Get("default")
 	expect.Zero(t, testing.AllocsPerRun(100, func() { tab.Get("default") }))
 }
 
-func Example() {
-	labels := policytable.New(2, "other", func(policy string) string { return "series of " + policy })
+func ExampleNewPolicyTable() {
+	labels := observerkit.NewPolicyTable(2, "other", func(policy string) string { return "series of " + policy })
 	for _, p := range []string{"free", "paid", "free", "gold"} {
 		fmt.Println(labels.Get(p))
 	}

@@ -11,7 +11,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/ratewarden/ratewarden/httplimit"
-	"github.com/ratewarden/ratewarden/internal/policytable"
+	"github.com/ratewarden/ratewarden/metrics/observerkit"
 )
 
 // Observer is an httplimit.Observer that records every decision with
@@ -30,7 +30,7 @@ type Observer struct {
 	attrs       []attribute.KeyValue
 	rules       atomic.Pointer[rulesInForce] // what ObserveRules heard last
 
-	table *policytable.Table[*policyOptions] // at most the bound's names, then OverflowPolicy
+	table *observerkit.PolicyTable[*policyOptions] // at most the bound's names, then OverflowPolicy
 }
 
 // policyOptions are the precomputed attribute sets of one policy, each
@@ -98,7 +98,7 @@ func New(mp metric.MeterProvider, opts ...Option) (*Observer, error) {
 	if err := errors.Join(errs[:]...); err != nil {
 		return nil, fmt.Errorf("otelmetrics: making the instruments: %w", err)
 	}
-	o.table = policytable.New(c.maxPolicies, OverflowPolicy, o.makeOptions)
+	o.table = observerkit.NewPolicyTable(c.maxPolicies, OverflowPolicy, o.makeOptions)
 	return o, nil
 }
 
@@ -140,7 +140,7 @@ func (o *Observer) makeOptions(policy string) *policyOptions {
 	}
 	policyOnly := metric.WithAttributeSet(attribute.NewSet(append(append([]attribute.KeyValue{}, o.attrs...), AttrPolicy.String(policy))...))
 	p := &policyOptions{
-		decisions: make([][]metric.AddOption, maxOutcome()+1),
+		decisions: make([][]metric.AddOption, observerkit.OutcomeSlots()),
 		unknown:   withOutcome(httplimit.Outcome(0).String()),
 		duration:  []metric.RecordOption{policyOnly},
 		errors:    []metric.AddOption{policyOnly},
@@ -150,12 +150,4 @@ func (o *Observer) makeOptions(policy string) *policyOptions {
 	}
 	o.breaker.Record(context.Background(), 0, p.duration...) // a policy's gauge exists from its first decision
 	return p
-}
-
-func maxOutcome() httplimit.Outcome {
-	var m httplimit.Outcome
-	for _, out := range httplimit.Outcomes {
-		m = max(m, out)
-	}
-	return m
 }

@@ -3,9 +3,10 @@ package otelmetrics
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/ratewarden/ratewarden/metrics/observerkit"
 )
 
 // ErrInvalid is wrapped by every error New and RegisterMemoryStore return
@@ -29,11 +30,11 @@ const (
 
 // DefaultMaxPolicies is how many distinct policy attribute values an
 // Observer keeps apart unless WithMaxPolicies says otherwise.
-const DefaultMaxPolicies = 256
+const DefaultMaxPolicies = observerkit.DefaultMaxPolicies
 
 // OverflowPolicy is the policy attribute value of the decisions of every
 // policy past the bound of WithMaxPolicies.
-const OverflowPolicy = "other"
+const OverflowPolicy = observerkit.OverflowPolicy
 
 // DefaultBuckets returns the explicit bucket boundaries, in seconds, that
 // ratewarden.store.duration advises: 50 µs to 1 s in steps of 1, 2.5, 5 per
@@ -42,12 +43,7 @@ const OverflowPolicy = "other"
 // top buckets reach past httplimit's default store timeout (100 ms) to a 1 s
 // one. A View of the SDK can still replace them.
 func DefaultBuckets() []float64 {
-	return []float64{
-		0.00005, 0.0001, 0.00025, 0.0005,
-		0.001, 0.0025, 0.005,
-		0.01, 0.025, 0.05,
-		0.1, 0.25, 0.5, 1,
-	}
+	return observerkit.DefaultBuckets()
 }
 
 // Option configures New and RegisterMemoryStore.
@@ -61,15 +57,7 @@ type config struct {
 
 func newConfig(opts []Option) (config, error) {
 	c := config{buckets: DefaultBuckets(), maxPolicies: DefaultMaxPolicies}
-	for _, opt := range opts {
-		if opt == nil {
-			return c, fmt.Errorf("%w: nil Option", ErrInvalid)
-		}
-		if err := opt(&c); err != nil {
-			return c, err
-		}
-	}
-	return c, nil
+	return c, observerkit.Configure(&c, opts, ErrInvalid)
 }
 
 // WithBuckets replaces DefaultBuckets as the bucket boundaries, in seconds,
@@ -77,16 +65,8 @@ func newConfig(opts []Option) (config, error) {
 // and strictly increasing; at least one.
 func WithBuckets(bounds ...float64) Option {
 	return func(c *config) error {
-		if len(bounds) == 0 {
-			return fmt.Errorf("%w: no histogram buckets", ErrInvalid)
-		}
-		for i, b := range bounds {
-			if math.IsNaN(b) || math.IsInf(b, 0) || b <= 0 {
-				return fmt.Errorf("%w: histogram bucket %v is not a finite number of seconds above 0", ErrInvalid, b)
-			}
-			if i > 0 && b <= bounds[i-1] {
-				return fmt.Errorf("%w: histogram buckets must increase: %v follows %v", ErrInvalid, b, bounds[i-1])
-			}
+		if err := observerkit.CheckBuckets(bounds); err != nil {
+			return fmt.Errorf("%w: %v", ErrInvalid, err)
 		}
 		c.buckets = append([]float64(nil), bounds...)
 		return nil
@@ -118,8 +98,8 @@ func WithAttributes(attrs ...attribute.KeyValue) Option {
 // at least 1.
 func WithMaxPolicies(n int) Option {
 	return func(c *config) error {
-		if n < 1 {
-			return fmt.Errorf("%w: max policies %d is below 1", ErrInvalid, n)
+		if err := observerkit.CheckMaxPolicies(n); err != nil {
+			return fmt.Errorf("%w: %v", ErrInvalid, err)
 		}
 		c.maxPolicies = n
 		return nil

@@ -10,7 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ratewarden/ratewarden/httplimit"
-	"github.com/ratewarden/ratewarden/internal/policytable"
+	"github.com/ratewarden/ratewarden/metrics/observerkit"
 )
 
 const (
@@ -34,7 +34,7 @@ type Observer struct {
 	breaker     *prometheus.GaugeVec
 	rules       *rulesMetric
 
-	table *policytable.Table[*policySeries] // at most maxPolicies names, then OverflowPolicy
+	table *observerkit.PolicyTable[*policySeries] // at most maxPolicies names, then OverflowPolicy
 }
 
 // policySeries are the resolved series of one policy label value.
@@ -112,7 +112,7 @@ func New(reg prometheus.Registerer, opts ...Option) (*Observer, error) {
 		}, []string{labelPolicy}),
 	}
 	o.rules = newRulesMetric(c)
-	o.table = policytable.New(c.maxPolicies, OverflowPolicy, o.resolve)
+	o.table = observerkit.NewPolicyTable(c.maxPolicies, OverflowPolicy, o.resolve)
 	if err := reg.Register(o); err != nil {
 		return nil, fmt.Errorf("prommetrics: registering the observer's metrics: %w", err)
 	}
@@ -157,7 +157,7 @@ func (o *Observer) resolve(policy string) *policySeries {
 		label = strings.ToValidUTF8(label, "\uFFFD") // WithLabelValues panics on invalid UTF-8
 	}
 	s := &policySeries{
-		decisions:   make([]prometheus.Counter, maxOutcome()+1),
+		decisions:   make([]prometheus.Counter, observerkit.OutcomeSlots()),
 		latency:     o.latency.WithLabelValues(label),
 		storeErrors: o.storeErrors.WithLabelValues(label),
 		label:       label,
@@ -167,14 +167,6 @@ func (o *Observer) resolve(policy string) *policySeries {
 		s.decisions[out] = o.decisions.WithLabelValues(label, out.String())
 	}
 	return s
-}
-
-func maxOutcome() httplimit.Outcome {
-	var m httplimit.Outcome
-	for _, out := range httplimit.Outcomes {
-		m = max(m, out)
-	}
-	return m
 }
 
 // Describe sends the descriptors of the Observer's metrics. It implements

@@ -3,11 +3,12 @@ package prommetrics
 import (
 	"errors"
 	"fmt"
-	"math"
 	"regexp"
 	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ratewarden/ratewarden/metrics/observerkit"
 )
 
 // ErrInvalid is wrapped by every error New and RegisterMemoryStore return
@@ -20,11 +21,11 @@ const DefaultNamespace = "ratewarden"
 
 // DefaultMaxPolicies is how many distinct policy label values an Observer
 // keeps apart unless WithMaxPolicies says otherwise.
-const DefaultMaxPolicies = 256
+const DefaultMaxPolicies = observerkit.DefaultMaxPolicies
 
 // OverflowPolicy is the policy label value of the decisions of every policy
 // past the bound of WithMaxPolicies.
-const OverflowPolicy = "other"
+const OverflowPolicy = observerkit.OverflowPolicy
 
 // DefaultBuckets returns the upper bounds, in seconds, of the store-latency
 // histogram: 50 µs to 1 s in steps of 1, 2.5, 5 per decade.
@@ -37,12 +38,7 @@ const OverflowPolicy = "other"
 // store timeout (100 ms) to a 1 s timeout. Fourteen buckets cost 17 series per
 // policy: the buckets, +Inf, _sum and _count.
 func DefaultBuckets() []float64 {
-	return []float64{
-		0.00005, 0.0001, 0.00025, 0.0005,
-		0.001, 0.0025, 0.005,
-		0.01, 0.025, 0.05,
-		0.1, 0.25, 0.5, 1,
-	}
+	return observerkit.DefaultBuckets()
 }
 
 // Option configures New and RegisterMemoryStore.
@@ -57,15 +53,7 @@ type config struct {
 
 func newConfig(opts []Option) (config, error) {
 	c := config{namespace: DefaultNamespace, buckets: DefaultBuckets(), maxPolicies: DefaultMaxPolicies}
-	for _, opt := range opts {
-		if opt == nil {
-			return c, fmt.Errorf("%w: nil Option", ErrInvalid)
-		}
-		if err := opt(&c); err != nil {
-			return c, err
-		}
-	}
-	return c, nil
+	return c, observerkit.Configure(&c, opts, ErrInvalid)
 }
 
 // metricWord is a metric or label name in Prometheus' classic character set.
@@ -90,16 +78,8 @@ func WithNamespace(ns string) Option {
 // increasing; at least one.
 func WithBuckets(bounds ...float64) Option {
 	return func(c *config) error {
-		if len(bounds) == 0 {
-			return fmt.Errorf("%w: no histogram buckets", ErrInvalid)
-		}
-		for i, b := range bounds {
-			if math.IsNaN(b) || math.IsInf(b, 0) || b <= 0 {
-				return fmt.Errorf("%w: histogram bucket %v is not a finite number of seconds above 0", ErrInvalid, b)
-			}
-			if i > 0 && b <= bounds[i-1] {
-				return fmt.Errorf("%w: histogram buckets must increase: %v follows %v", ErrInvalid, b, bounds[i-1])
-			}
+		if err := observerkit.CheckBuckets(bounds); err != nil {
+			return fmt.Errorf("%w: %v", ErrInvalid, err)
 		}
 		c.buckets = append([]float64(nil), bounds...)
 		return nil
@@ -138,8 +118,8 @@ func WithConstLabels(labels prometheus.Labels) Option {
 // at least 1.
 func WithMaxPolicies(n int) Option {
 	return func(c *config) error {
-		if n < 1 {
-			return fmt.Errorf("%w: max policies %d is below 1", ErrInvalid, n)
+		if err := observerkit.CheckMaxPolicies(n); err != nil {
+			return fmt.Errorf("%w: %v", ErrInvalid, err)
 		}
 		c.maxPolicies = n
 		return nil
