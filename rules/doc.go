@@ -82,3 +82,11 @@
 // Redis client: a [RedisBackend] is two methods, which store/redis and
 // store/rueidis implement (NewRulesBackend).
 package rules
+
+// The files read in the order a document travels: doc_*.go the document (its
+// types, parsing and the locations of its nodes, problems, validation,
+// digest, counter changes), match_*.go which of its policies apply to a
+// request (the Matcher, over URL paths and route patterns), set*.go the rules
+// in force (compiling a document, swapping it, what a Set reports), and
+// source_*.go where documents come from (a file, Redis), through the Set's
+// public methods.
