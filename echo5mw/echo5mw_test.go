@@ -12,7 +12,6 @@ import (
 	"github.com/ratewarden/ratewarden/echo5mw"
 	"github.com/ratewarden/ratewarden/httplimit"
 	"github.com/ratewarden/ratewarden/keyfuncs"
-	"github.com/ratewarden/ratewarden/rules"
 	"github.com/ratewarden/ratewarden/testing/adaptertest"
 )
 
@@ -24,8 +23,8 @@ func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...http
 	return appWith(mw, h), nil
 }
 
-// rulesApp is newApp around echo5mw.Middleware(rs), for adaptertest.RunRules
-// and the conformance cases that run a Group.
+// rulesApp is newApp around echo5mw.Middleware(rs), for the conformance cases
+// that run a Group (the rule-driven ones run in module testing/conformance).
 func rulesApp(_ *testing.T, rs httplimit.Handler, h adaptertest.Handler) (*adaptertest.Server, error) {
 	mw, err := echo5mw.Middleware(rs)
 	if err != nil {
@@ -62,16 +61,6 @@ func appWith(mw echo.MiddlewareFunc, h adaptertest.Handler) *adaptertest.Server 
 
 func TestConformance(t *testing.T) {
 	adaptertest.Run(t, adaptertest.Adapter{New: newApp, Middleware: rulesApp, Disconnects: true, RenderJSON: renderJSON})
-}
-
-func TestConformanceWithRules(t *testing.T) {
-	adaptertest.RunRules(t, adaptertest.Adapter{Middleware: rulesApp}, func(doc []byte, st core.Store, clk core.Clock) (httplimit.Handler, error) {
-		d, err := rules.Parse(doc, "rules.yaml")
-		if err != nil {
-			return nil, err
-		}
-		return rules.New(st, d, rules.WithClock(clk))
-	})
 }
 
 // renderJSON renders with Echo's c.JSON.

@@ -4,19 +4,15 @@ go 1.26.0
 
 replace github.com/ratewarden/ratewarden => ..
 
-replace github.com/ratewarden/ratewarden/rules => ../rules
-
 require (
 	github.com/gofiber/fiber/v3 v3.1.0
 	github.com/ratewarden/ratewarden v0.1.0
-	github.com/ratewarden/ratewarden/rules v0.1.0
 	github.com/stretchr/testify v1.12.1
 	github.com/valyala/fasthttp v1.69.0
 )
 
 require (
 	github.com/andybalholm/brotli v1.2.0 // indirect
-	github.com/fsnotify/fsnotify v1.10.1 // indirect
 	github.com/gofiber/schema v1.7.0 // indirect
 	github.com/gofiber/utils/v2 v2.0.2 // indirect
 	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect

@@ -16,7 +16,6 @@ import (
 	"github.com/ratewarden/ratewarden/fibermw"
 	"github.com/ratewarden/ratewarden/httplimit"
 	"github.com/ratewarden/ratewarden/keyfuncs"
-	"github.com/ratewarden/ratewarden/rules"
 	"github.com/ratewarden/ratewarden/testing/adaptertest"
 )
 
@@ -24,7 +23,8 @@ import (
 type peerAddr string
 
 func (a peerAddr) Network() string { return "tcp" }
-func (a peerAddr) String() string  { return string(a) }
+
+func (a peerAddr) String() string { return string(a) }
 
 // newApp serves the conformance app on a real loopback listener, so that a
 // client can hang up while its request is held.
@@ -36,8 +36,8 @@ func newApp(t *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...http
 	return appWith(t, mw, h), nil
 }
 
-// rulesApp is newApp around fibermw.Middleware(rs), for adaptertest.RunRules
-// and the conformance cases that run a Group.
+// rulesApp is newApp around fibermw.Middleware(rs), for the conformance cases
+// that run a Group (the rule-driven ones run in module testing/conformance).
 func rulesApp(t *testing.T, rs httplimit.Handler, h adaptertest.Handler) (*adaptertest.Server, error) {
 	mw, err := fibermw.Middleware(rs)
 	if err != nil {
@@ -105,16 +105,6 @@ func serveOnLoopback(t *testing.T, app *fiber.App, inFlight *sync.WaitGroup) *ad
 
 func TestConformance(t *testing.T) {
 	adaptertest.Run(t, adaptertest.Adapter{New: newApp, Middleware: rulesApp, RenderJSON: renderJSON, Disconnects: true})
-}
-
-func TestConformanceWithRules(t *testing.T) {
-	adaptertest.RunRules(t, adaptertest.Adapter{Middleware: rulesApp}, func(doc []byte, st core.Store, clk core.Clock) (httplimit.Handler, error) {
-		d, err := rules.Parse(doc, "rules.yaml")
-		if err != nil {
-			return nil, err
-		}
-		return rules.New(st, d, rules.WithClock(clk))
-	})
 }
 
 // renderJSON renders with Fiber's c.JSON.

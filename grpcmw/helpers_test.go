@@ -41,6 +41,13 @@ var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // one bufconn client acts as many clients.
 const peerKey = "x-test-peer"
 
+// The full methods the tests call.
+const (
+	unaryCall   = testgrpc.TestService_UnaryCall_FullMethodName
+	emptyCall   = testgrpc.TestService_EmptyCall_FullMethodName
+	healthCheck = healthpb.Health_Check_FullMethodName
+)
+
 // testServer is the grpc.testing.TestService the tests limit. UnaryCall
 // answers with the status its request's response_status asks for;
 // StreamingInputCall counts what it receives; FullDuplexCall echoes.

@@ -3,8 +3,6 @@ package grpcmw_test
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 
 	"google.golang.org/grpc"
 	testgrpc "google.golang.org/grpc/interop/grpc_testing"
@@ -16,56 +14,8 @@ import (
 	"github.com/ratewarden/ratewarden/httplimit"
 	"github.com/ratewarden/ratewarden/keyfuncs"
 	"github.com/ratewarden/ratewarden/keyfuncs/jwtkey"
-	"github.com/ratewarden/ratewarden/rules"
-	"github.com/ratewarden/ratewarden/stdhttp"
 	"github.com/ratewarden/ratewarden/store/memory"
 )
-
-// One rules document serves HTTP and gRPC: a call is matched as a POST of
-// its full method, so a method's policy lists it in paths, and a service's
-// takes its prefix.
-func ExampleMiddleware() {
-	doc, err := rules.Parse([]byte(`schema: 1
-version: 1
-policies:
-  - name: search
-    match: {paths: ["/api/search", "/grpc.testing.TestService/EmptyCall"]}
-    limits: [1/m]
-  - name: service
-    match: {prefixes: ["/grpc.testing.TestService/"]}
-    limits: [100/m]
-`), "rules.yaml")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	store, _ := memory.New()
-	defer store.Close()
-	set, _ := rules.New(store, doc)
-
-	ic, err := grpcmw.Middleware(set)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	client, _, stop := serve(grpc.NewServer(ic.ServerOptions()...))
-	defer stop()
-	mw, _ := stdhttp.Middleware(set)
-	web := mw(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
-
-	var hdr metadata.MD
-	_, err = client.EmptyCall(context.Background(), &testgrpc.Empty{}, grpc.Header(&hdr))
-	fmt.Println("gRPC:", status.Code(err), hdr.Get("ratelimit-policy"))
-	_, err = client.EmptyCall(context.Background(), &testgrpc.Empty{})
-	fmt.Println("gRPC:", status.Code(err))
-	rec := httptest.NewRecorder()
-	web.ServeHTTP(rec, httptest.NewRequest("GET", "/api/search", nil))
-	fmt.Println("HTTP:", rec.Code, rec.Header().Get("RateLimit-Policy"))
-	// Output:
-	// gRPC: OK ["search";q=1;w=60, "service";q=100;w=60]
-	// gRPC: ResourceExhausted
-	// HTTP: 200 "search";q=1;w=60
-}
 
 // Keys over gRPC are keyfuncs' own, reading the call's metadata: the subject
 // of a verified bearer token in "authorization", an API-key entry, any entry.

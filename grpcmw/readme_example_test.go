@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log"
 	"net"
-	"net/http"
 	"strings"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -20,8 +19,6 @@ import (
 	"github.com/ratewarden/ratewarden/grpcmw"
 	"github.com/ratewarden/ratewarden/httplimit"
 	"github.com/ratewarden/ratewarden/keyfuncs"
-	"github.com/ratewarden/ratewarden/rules"
-	"github.com/ratewarden/ratewarden/stdhttp"
 	"github.com/ratewarden/ratewarden/store/memory"
 )
 
@@ -123,46 +120,4 @@ func ExampleInterceptor_UnaryServerInterceptor() {
 	_, err = client.EmptyCall(context.Background(), &testgrpc.Empty{}, grpc.Header(&header))
 	fmt.Println(status.Code(err), header.Get("ratelimit"))
 	// Output: OK ["default";r=99;t=1]
-}
-
-// The README's lines: one rules document for HTTP and gRPC, in force on
-// both servers at once.
-func ExampleMiddleware_rules() {
-	doc, err := rules.Parse([]byte(`schema: 1
-version: 1
-policies:
-  - name: search
-    match: {paths: ["/api/search", "/grpc.testing.TestService/EmptyCall"]}
-    limits: [2/m]
-`), "rules.yaml")
-	if err != nil {
-		log.Fatal(err)
-	}
-	store, err := memory.New()
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer store.Close()
-	set, err := rules.New(store, doc)
-	if err != nil {
-		log.Fatal(err)
-	}
-
-	limiter, err := grpcmw.Middleware(set) // gRPC
-	if err != nil {
-		log.Fatal(err)
-	}
-	mw, err := stdhttp.Middleware(set) // HTTP
-	if err != nil {
-		log.Fatal(err)
-	}
-	srv := grpc.NewServer(limiter.ServerOptions()...)
-	mux := http.NewServeMux()
-	handler := mw(mux)
-
-	client, _, stop := serve(srv)
-	defer stop()
-	_, err = client.EmptyCall(context.Background(), &testgrpc.Empty{})
-	fmt.Println(status.Code(err), handler != nil)
-	// Output: OK true
 }

@@ -45,8 +45,12 @@ import (
 	"github.com/ratewarden/ratewarden/scripts/installcheck/modproxy"
 )
 
-// self is this tool's module: part of go.work, never published.
-const self = root + "/scripts/installcheck"
+// unpublished are the modules of go.work that no user installs, so the proxy
+// never holds them: this tool's module and the adapters' rule-driven tests.
+var unpublished = map[string]bool{
+	root + "/scripts/installcheck": true,
+	root + "/testing/conformance":  true,
+}
 
 type options struct {
 	root    string // repository root, holding go.work
@@ -90,7 +94,7 @@ func run(ctx context.Context, o options) (err error) {
 	}
 	published := make([]modproxy.Module, 0, len(mods))
 	for _, m := range mods {
-		if m.Path != self {
+		if !unpublished[m.Path] {
 			published = append(published, m)
 		}
 	}

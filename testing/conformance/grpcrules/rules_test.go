@@ -1,4 +1,4 @@
-package grpcmw_test
+package grpcrules_test
 
 import (
 	"testing"

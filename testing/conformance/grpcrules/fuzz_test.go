@@ -1,7 +1,8 @@
-package grpcmw_test
+package grpcrules_test
 
 import (
 	"context"
+	"log/slog"
 	"net"
 	"testing"
 
@@ -69,3 +70,18 @@ policies:
 		}
 	})
 }
+
+// discard is a logger that drops what the policy logs.
+var discard = slog.New(slog.DiscardHandler)
+
+var jwtSecret = []byte("0123456789abcdef0123456789abcdef")
+
+// headerSink is a grpc.ServerTransportStream that keeps nothing: it isolates
+// what the interceptor itself allocates from what grpc-go's transport does
+// with the header metadata it is handed.
+type headerSink struct{}
+
+func (headerSink) Method() string               { return unaryCall }
+func (headerSink) SetHeader(metadata.MD) error  { return nil }
+func (headerSink) SendHeader(metadata.MD) error { return nil }
+func (headerSink) SetTrailer(metadata.MD) error { return nil }

@@ -1,0 +1,52 @@
+package ginrules_test
+
+import (
+	"testing"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/ginmw"
+	"github.com/ratewarden/ratewarden/httplimit"
+	"github.com/ratewarden/ratewarden/rules"
+	"github.com/ratewarden/ratewarden/testing/adaptertest"
+)
+
+func init() { gin.SetMode(gin.ReleaseMode) }
+
+// rulesApp is the conformance app around ginmw.Middleware(rs), for
+// adaptertest.RunRules (a copy of the adapter's own test app: its tests
+// that need no rules stay in its module).
+func rulesApp(_ *testing.T, rs httplimit.Handler, h adaptertest.Handler) (*adaptertest.Server, error) {
+	mw, err := ginmw.Middleware(rs)
+	if err != nil {
+		return nil, err
+	}
+	return appWith(mw, h), nil
+}
+
+// appWith is the conformance app: mw on every route, h answering.
+func appWith(mw gin.HandlerFunc, h adaptertest.Handler) *adaptertest.Server {
+	r := gin.New()
+	r.Use(func(c *gin.Context) { adaptertest.SetPeer(c.Request) }, mw)
+	handle := func(c *gin.Context) {
+		d, ok := ginmw.DecisionFrom(c)
+		c.String(adaptertest.Status(c.GetHeader(adaptertest.StatusHeader)), "%s", h(d, ok))
+	}
+	for _, path := range []string{"/", "/health", "/users/:id"} {
+		r.GET(path, handle)
+		r.HEAD(path, handle)
+		r.POST(path, handle)
+	}
+	return adaptertest.HTTPServer(r)
+}
+
+func TestConformanceWithRules(t *testing.T) {
+	adaptertest.RunRules(t, adaptertest.Adapter{Middleware: rulesApp}, func(doc []byte, st core.Store, clk core.Clock) (httplimit.Handler, error) {
+		d, err := rules.Parse(doc, "rules.yaml")
+		if err != nil {
+			return nil, err
+		}
+		return rules.New(st, d, rules.WithClock(clk))
+	})
+}
