@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -59,8 +60,8 @@ func installTool(ctx context.Context, dir, version string, env []string) error {
 	if err != nil {
 		return err
 	}
-	if want := file + ": valid: version 1, 2 policies"; !strings.Contains(out, want) {
-		return fmt.Errorf("%s rules validate printed %q, want %q", toolName, out, want)
+	if want := regexp.QuoteMeta(file) + `: valid: version 1, digest [0-9a-f]{12}, 2 policies\n`; !regexp.MustCompile(want).MatchString(out) {
+		return fmt.Errorf("%s rules validate printed %q, want a match of %q", toolName, out, want)
 	}
 	fmt.Printf("installcheck: %s: -h and rules validate: ok\n", toolName)
 	return nil
