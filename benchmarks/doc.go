@@ -18,7 +18,8 @@
 // allowed requests), http_denied_test.go (denied requests through Fiber),
 // grpc_test.go (a unary gRPC call over bufconn through a floor interceptor,
 // go-grpc-middleware's ratelimit on x/time/rate, and grpcmw with its
-// metadata off and on; allowed and denied), grpcmw_ratelimit_test.go
+// metadata off and on; allowed and denied), grpc_added_test.go (what each
+// interceptor adds over the floor, in alternating blocks), grpcmw_ratelimit_test.go
 // (grpcmw behind go-grpc-middleware's ratelimit interceptors, a test),
 // features_test.go (what each production feature adds), redis_test.go (the
 // Redis stores, and their exactness across clients), redis_memory_test.go
