@@ -10,7 +10,8 @@
 // counts (the client IP, a header, a JWT claim, a context value, or a
 // composition), the algorithm and its limits, tiers picked per request,
 // per-key overrides, cost, dry run and fail mode, and which other policies
-// it replaces.
+// it replaces. In this package "key" is that rate-limit key; the Go value a
+// context value is stored under is a context value key (WithContextValueKey).
 //
 // [Parse] reads a document into a [Document], applying its defaults to every
 // policy, and validates it: a document that fails is refused with a

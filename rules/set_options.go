@@ -71,13 +71,15 @@ func WithClaimKey(f func(claim string) (keyfuncs.Func, error)) Option {
 	}
 }
 
-// WithContextKey names a context key: a "context: name" key or tier reads
-// the request context's value under key. Without it, the name itself is the
-// key, which is where Gin's and Echo's c.Set and Fiber's c.Locals put values.
-func WithContextKey(name string, key any) Option {
+// WithContextValueKey gives the Go value a "context: name" key or tier looks
+// up: the request context's value under key (context.Value). Without it, the
+// name itself is the lookup key, which is where Gin's and Echo's c.Set and
+// Fiber's c.Locals put values. (In this package a bare "key" is the
+// rate-limit key a policy counts by; this option names the context's own.)
+func WithContextValueKey(name string, key any) Option {
 	return func(c *config) error {
 		if name == "" || key == nil {
-			return fmt.Errorf("%w: WithContextKey needs a name and a key", core.ErrInvalidOption)
+			return fmt.Errorf("%w: WithContextValueKey needs a name and a key", core.ErrInvalidOption)
 		}
 		if c.contextKeys == nil {
 			c.contextKeys = map[string]any{}

@@ -103,7 +103,7 @@ func TestNewRefusesBadInput(t *testing.T) {
 		{"nil option", st, doc, []Option{nil}},
 		{"nil ip key", st, doc, []Option{WithIPKey(nil)}},
 		{"nil claim key", st, doc, []Option{WithClaimKey(nil)}},
-		{"empty context name", st, doc, []Option{WithContextKey("", 1)}},
+		{"empty context name", st, doc, []Option{WithContextValueKey("", 1)}},
 		{"nil observer", st, doc, []Option{WithObserver(nil)}},
 		{"nil logger", st, doc, []Option{WithLogger(nil)}},
 		{"nil clock", st, doc, []Option{WithClock(nil)}},
@@ -240,7 +240,7 @@ func TestResetAndPeek(t *testing.T) {
 func TestContextKeysByName(t *testing.T) {
 	type userKey struct{}
 	src := strings.Replace(apiRules, "key: {header: X-API-Key}\n    tiers", "key: {context: user}\n    tiers", 1)
-	s, _ := newSet(t, src, WithContextKey("user", userKey{}))
+	s, _ := newSet(t, src, WithContextValueKey("user", userKey{}))
 	r := httptest.NewRequest("GET", "/api/items", nil)
 	r = r.WithContext(context.WithValue(r.Context(), userKey{}, "alice"))
 	w := httptest.NewRecorder()

@@ -5,6 +5,11 @@
 // [SubjectUnverified] is for apps behind a gateway that has verified it
 // already, and says so in its name.
 //
+// Two keys meet here, and the names keep them apart: the rate-limit key is
+// what Subject returns (a claim's value), while the options that check the
+// signature say what they hold (WithHMACSecret, With...PublicKey,
+// WithVerificationKeyLookup).
+//
 // It is a package of its own so that only the applications that key by JWT
 // link golang-jwt: package keyfuncs and the adapters do not import it.
 //

@@ -66,9 +66,9 @@ func newConfig(opts []Option) (*config, error) {
 func (c *config) validate() error {
 	switch {
 	case c.nKeys == 0:
-		return fmt.Errorf("%w: jwtkey.Subject: no key (WithHMACSecret, WithRSAPublicKey, WithECDSAPublicKey, WithEd25519PublicKey or WithKeyLookup)", core.ErrInvalidOption)
+		return fmt.Errorf("%w: jwtkey.Subject: no key (WithHMACSecret, WithRSAPublicKey, WithECDSAPublicKey, WithEd25519PublicKey or WithVerificationKeyLookup)", core.ErrInvalidOption)
 	case c.nKeys > 1:
-		return fmt.Errorf("%w: jwtkey.Subject: more than one key (use WithKeyLookup to choose among keys)", core.ErrInvalidOption)
+		return fmt.Errorf("%w: jwtkey.Subject: more than one key (use WithVerificationKeyLookup to choose among keys)", core.ErrInvalidOption)
 	}
 	if c.algs == nil {
 		switch c.kind {
@@ -81,7 +81,7 @@ func (c *config) validate() error {
 		case keyEd25519:
 			c.algs = []string{"EdDSA"}
 		default:
-			return fmt.Errorf("%w: jwtkey.Subject: WithKeyLookup needs WithAlgorithms", core.ErrInvalidOption)
+			return fmt.Errorf("%w: jwtkey.Subject: WithVerificationKeyLookup needs WithAlgorithms", core.ErrInvalidOption)
 		}
 	}
 	for _, a := range c.algs {
@@ -189,7 +189,7 @@ func (c *config) claimKey(claims gojwt.MapClaims) (string, error) {
 //
 // The token's signature is verified (through github.com/golang-jwt/jwt/v5)
 // with exactly one key: WithHMACSecret, WithRSAPublicKey, WithECDSAPublicKey,
-// WithEd25519PublicKey or WithKeyLookup; and only the algorithms of
+// WithEd25519PublicKey or WithVerificationKeyLookup; and only the algorithms of
 // WithAlgorithms are accepted (by default the key's own). "alg": "none" is
 // never accepted, and a token whose algorithm does not suit the key (an HS256
 // token signed with the bytes of an RSA public key) is refused. exp and nbf

@@ -98,7 +98,7 @@ func TestSubjectAccepts(t *testing.T) {
 		{"ES256", []jwtkey.Option{jwtkey.WithECDSAPublicKey(&ecKey.PublicKey)}, sign(t, gojwt.SigningMethodES256, ecKey, claims())},
 		{"ES384 from the curve", []jwtkey.Option{jwtkey.WithECDSAPublicKey(&ec384Key.PublicKey)}, sign(t, gojwt.SigningMethodES384, ec384Key, claims())},
 		{"EdDSA", []jwtkey.Option{jwtkey.WithEd25519PublicKey(edPub)}, sign(t, gojwt.SigningMethodEdDSA, edKey, claims())},
-		{"key func", []jwtkey.Option{jwtkey.WithKeyLookup(func(*gojwt.Token) (any, error) { return edPub, nil }), jwtkey.WithAlgorithms("EdDSA")}, sign(t, gojwt.SigningMethodEdDSA, edKey, claims())},
+		{"key func", []jwtkey.Option{jwtkey.WithVerificationKeyLookup(func(*gojwt.Token) (any, error) { return edPub, nil }), jwtkey.WithAlgorithms("EdDSA")}, sign(t, gojwt.SigningMethodEdDSA, edKey, claims())},
 		{"no exp by default", []jwtkey.Option{jwtkey.WithHMACSecret(hmacSecret)}, sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("exp", nil))},
 		{"issuer and audience", []jwtkey.Option{jwtkey.WithHMACSecret(hmacSecret), jwtkey.WithIssuer("idp"), jwtkey.WithAudience("api", "web")}, sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("iss", "idp", "aud", []string{"web"}))},
 		{"expired within leeway", []jwtkey.Option{jwtkey.WithHMACSecret(hmacSecret), jwtkey.WithLeeway(time.Minute)}, sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("exp", testNow.Add(-30*time.Second).Unix()))},
@@ -146,7 +146,7 @@ func TestSubjectRejects(t *testing.T) {
 		{"exp required", []jwtkey.Option{hmacOpt, jwtkey.WithExpirationRequired()}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("exp", nil))}},
 		{"alg none", []jwtkey.Option{hmacOpt}, []string{"Authorization", "Bearer " + none}},
 		{"alg confusion: HS256 signed with the RSA public key", []jwtkey.Option{rsaOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, pubPEM, claims())}},
-		{"alg confusion with HS256 listed for a key func", []jwtkey.Option{jwtkey.WithKeyLookup(func(*gojwt.Token) (any, error) { return &rsaKey.PublicKey, nil }), jwtkey.WithAlgorithms("RS256", "HS256")}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, pubPEM, claims())}},
+		{"alg confusion with HS256 listed for a key func", []jwtkey.Option{jwtkey.WithVerificationKeyLookup(func(*gojwt.Token) (any, error) { return &rsaKey.PublicKey, nil }), jwtkey.WithAlgorithms("RS256", "HS256")}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, pubPEM, claims())}},
 		{"unlisted algorithm", []jwtkey.Option{rsaOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodRS512, rsaKey, claims())}},
 		{"tampered claims", []jwtkey.Option{hmacOpt}, []string{"Authorization", "Bearer " + parts[0] + "." + tamperedClaims + "." + parts[2]}},
 		{"malformed", []jwtkey.Option{hmacOpt}, []string{"Authorization", "Bearer not.a.jwt"}},
@@ -159,7 +159,7 @@ func TestSubjectRejects(t *testing.T) {
 		{"no sub", []jwtkey.Option{hmacOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("sub", nil))}},
 		{"empty sub", []jwtkey.Option{hmacOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("sub", ""))}},
 		{"object sub", []jwtkey.Option{hmacOpt}, []string{"Authorization", "Bearer " + sign(t, gojwt.SigningMethodHS256, hmacSecret, claims("sub", map[string]any{"a": 1}))}},
-		{"key func error", []jwtkey.Option{jwtkey.WithKeyLookup(func(*gojwt.Token) (any, error) { return nil, expect.ErrForTesting }), jwtkey.WithAlgorithms("HS256")}, []string{"Authorization", "Bearer " + hs}},
+		{"key func error", []jwtkey.Option{jwtkey.WithVerificationKeyLookup(func(*gojwt.Token) (any, error) { return nil, expect.ErrForTesting }), jwtkey.WithAlgorithms("HS256")}, []string{"Authorization", "Bearer " + hs}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -230,8 +230,8 @@ func TestSubjectInvalidConfig(t *testing.T) {
 		{"nil ecdsa", []jwtkey.Option{jwtkey.WithECDSAPublicKey(nil)}, "nil key"},
 		{"P-224", []jwtkey.Option{jwtkey.WithECDSAPublicKey(&p224.PublicKey)}, "not P-256"},
 		{"short ed25519", []jwtkey.Option{jwtkey.WithEd25519PublicKey(edPub[:10])}, "not 32"},
-		{"nil key func", []jwtkey.Option{jwtkey.WithKeyLookup(nil)}, "nil function"},
-		{"key func without algorithms", []jwtkey.Option{jwtkey.WithKeyLookup(func(*gojwt.Token) (any, error) { return nil, nil })}, "needs WithAlgorithms"},
+		{"nil key func", []jwtkey.Option{jwtkey.WithVerificationKeyLookup(nil)}, "nil function"},
+		{"key func without algorithms", []jwtkey.Option{jwtkey.WithVerificationKeyLookup(func(*gojwt.Token) (any, error) { return nil, nil })}, "needs WithAlgorithms"},
 		{"alg none", []jwtkey.Option{jwtkey.WithHMACSecret(hmacSecret), jwtkey.WithAlgorithms("none")}, "never accepted"},
 		{"alg NONE", []jwtkey.Option{jwtkey.WithHMACSecret(hmacSecret), jwtkey.WithAlgorithms("NONE")}, "never accepted"},
 		{"unknown alg", []jwtkey.Option{jwtkey.WithHMACSecret(hmacSecret), jwtkey.WithAlgorithms("HS1")}, "unknown algorithm"},

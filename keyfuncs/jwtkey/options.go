@@ -113,13 +113,13 @@ func WithEd25519PublicKey(key ed25519.PublicKey) Option {
 	}
 }
 
-// WithKeyLookup verifies tokens with the key fn returns for each token (key
-// rotation, a JWKS cache). It needs WithAlgorithms: the algorithms are never
-// taken from the token alone.
-func WithKeyLookup(fn gojwt.Keyfunc) Option {
+// WithVerificationKeyLookup verifies tokens with the verification key fn
+// returns for each token (key rotation, a JWKS cache). It needs
+// WithAlgorithms: the algorithms are never taken from the token alone.
+func WithVerificationKeyLookup(fn gojwt.Keyfunc) Option {
 	return func(c *config) error {
 		if fn == nil {
-			return fmt.Errorf("%w: jwtkey.WithKeyLookup: nil function", core.ErrInvalidOption)
+			return fmt.Errorf("%w: jwtkey.WithVerificationKeyLookup: nil function", core.ErrInvalidOption)
 		}
 		c.keyFn = fn
 		c.setKey(keyFunc)
