@@ -80,11 +80,12 @@ func (p *Policy) observeOne(o Observer, e Event) {
 	o.Observe(e)
 }
 
-// AsyncObserver hands events to another observer on a goroutine of its own,
-// through a bounded queue: Observe never blocks, and an event that finds the
-// queue full is dropped and counted. Build one with NonBlocking; Close it
-// when the policies that use it are done. It is safe for concurrent use.
-type AsyncObserver struct {
+// NonBlockingObserver hands events to another observer on a goroutine of
+// its own, through a bounded queue: Observe never blocks, and an event that
+// finds the queue full is dropped and counted. Build one with NonBlocking;
+// Close it when the policies that use it are done. It is safe for
+// concurrent use.
+type NonBlockingObserver struct {
 	next    Observer
 	queue   chan Event
 	dropped atomic.Uint64
@@ -106,21 +107,21 @@ type AsyncObserver struct {
 //
 // It returns an error wrapping core.ErrInvalidOption for a nil o or a buffer
 // below 1.
-func NonBlocking(o Observer, buffer int) (*AsyncObserver, error) {
+func NonBlocking(o Observer, buffer int) (*NonBlockingObserver, error) {
 	if o == nil {
 		return nil, nilOption("observer")
 	}
 	if buffer < 1 {
 		return nil, fmt.Errorf("%w: NonBlocking buffer must be at least 1, got %d", core.ErrInvalidOption, buffer)
 	}
-	a := &AsyncObserver{next: o, queue: make(chan Event, buffer), done: make(chan struct{}), logs: policyLogs{every: LogInterval}}
+	a := &NonBlockingObserver{next: o, queue: make(chan Event, buffer), done: make(chan struct{}), logs: policyLogs{every: LogInterval}}
 	go a.run()
 	return a, nil
 }
 
 // Observe queues e for the wrapped observer, without its Request, or drops it
-// when the queue is full or the AsyncObserver is closed.
-func (a *AsyncObserver) Observe(e Event) {
+// when the queue is full or the NonBlockingObserver is closed.
+func (a *NonBlockingObserver) Observe(e Event) {
 	e.Request = nil
 	a.mu.RLock()
 	defer a.mu.RUnlock()
@@ -137,15 +138,15 @@ func (a *AsyncObserver) Observe(e Event) {
 
 // Dropped returns the number of events dropped so far: queued when the
 // queue was full, or after Close.
-func (a *AsyncObserver) Dropped() uint64 { return a.dropped.Load() }
+func (a *NonBlockingObserver) Dropped() uint64 { return a.dropped.Load() }
 
-// ErrClosed is returned by AsyncObserver.Close when it was already closed.
+// ErrClosed is returned by NonBlockingObserver.Close when it was already closed.
 var ErrClosed = errors.New("ratewarden: observer closed")
 
 // Close stops taking events (later ones are dropped), waits until the
 // wrapped observer has seen every queued one, and ends the goroutine. It
 // returns ErrClosed when called again.
-func (a *AsyncObserver) Close() error {
+func (a *NonBlockingObserver) Close() error {
 	a.mu.Lock()
 	if a.closed {
 		a.mu.Unlock()
@@ -158,7 +159,7 @@ func (a *AsyncObserver) Close() error {
 	return nil
 }
 
-func (a *AsyncObserver) run() {
+func (a *NonBlockingObserver) run() {
 	defer close(a.done)
 	for e := range a.queue {
 		a.deliver(e)
@@ -166,7 +167,7 @@ func (a *AsyncObserver) run() {
 }
 
 // deliver hands e to the wrapped observer; a panic in it is logged.
-func (a *AsyncObserver) deliver(e Event) {
+func (a *NonBlockingObserver) deliver(e Event) {
 	defer func() {
 		if v := recover(); v != nil {
 			a.logs.log(&a.logs.observerPanic, "ratewarden: observer behind NonBlocking panicked; the event is lost",

@@ -368,3 +368,13 @@ func TestNonBlockingRejectsBadInput(t *testing.T) {
 		})
 	}
 }
+
+// Outcomes hands each caller a slice of its own: changing one changes no
+// other caller's.
+func TestOutcomesIsACopy(t *testing.T) {
+	first := Outcomes()
+	must.Equal(t, OutcomeAllowed, first[0])
+	first[0] = OutcomeDenied
+	expect.Equal(t, OutcomeAllowed, Outcomes()[0])
+	expect.Equal(t, len(outcomeNames)-1, len(Outcomes()), "every named outcome, none twice")
+}

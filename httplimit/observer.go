@@ -59,12 +59,14 @@ var outcomeNames = [...]string{
 	OutcomeBreakerOpen:  "breaker_open",
 }
 
-// Outcomes lists every Outcome, in order: for an observer that registers one
-// metric series per outcome up front.
-var Outcomes = []Outcome{
-	OutcomeAllowed, OutcomeDenied, OutcomeDryRunDenied, OutcomeFailedOpen,
-	OutcomeFailedClosed, OutcomeKeyError, OutcomeSkipped, OutcomeRefunded,
-	OutcomeStoreFull, OutcomeBreakerOpen,
+// Outcomes returns every Outcome, in order: for an observer that registers
+// one metric series per outcome up front. The slice is the caller's own.
+func Outcomes() []Outcome {
+	return []Outcome{
+		OutcomeAllowed, OutcomeDenied, OutcomeDryRunDenied, OutcomeFailedOpen,
+		OutcomeFailedClosed, OutcomeKeyError, OutcomeSkipped, OutcomeRefunded,
+		OutcomeStoreFull, OutcomeBreakerOpen,
+	}
 }
 
 // String returns the outcome as a lower-case word ("allowed", "dry_run_denied").

@@ -54,34 +54,37 @@ func WithKeyErrorResponder(f func(r keyfuncs.Request, err error) Response) Optio
 	}
 }
 
-// WithResponder replaces the default 429 body. The rate-limit headers and
-// Retry-After are still set by the policy; a Status of 0 means 429.
-func WithResponder(f func(r keyfuncs.Request, d core.Decision) Response) Option {
-	return func(p *Policy) error {
-		if f == nil {
-			return nilOption("responder")
-		}
-		p.responder = f
-		return nil
-	}
-}
-
-// WithDeniedHandler answers denied requests with f instead of a Response:
-// for a 429 rendered by the framework (Gin's c.JSON, Echo's c.JSON, Fiber's
-// c.Status(429).JSON, a template). f is called once the policy has set the
-// rate-limit headers and Retry-After on w, and writes the whole answer,
-// status included: through the framework's own request (the adapter's
-// Native accessor on r, such as ginmw.Native(r)), or through w (under
-// net/http, w is the http.ResponseWriter). DeniedProblem(d) is the default
-// body, to render as it is or changed. f runs on the request's goroutine; a
-// panic in it is the framework's to recover, as a handler's would be. It
-// takes precedence over WithResponder.
+// WithDeniedHandler answers denied requests with f: the one way to change
+// the denial (WithResponder is its special case). f is called once the
+// policy has set the rate-limit headers and Retry-After on w, and writes the
+// whole answer, status included: through the framework's own request, to
+// render a 429 as the framework does (Gin's c.JSON, Echo's c.JSON, Fiber's
+// c.Status(429).JSON, a template; the adapter's Native accessor on r, such as
+// ginmw.Native(r), reaches it), or through w (under net/http, w is the
+// http.ResponseWriter). DeniedProblem(d) is the default body, to render as it
+// is or changed. f runs on the request's goroutine; a panic in it is the
+// framework's to recover, as a handler's would be.
 func WithDeniedHandler(f func(w ResponseWriter, r keyfuncs.Request, d core.Decision)) Option {
 	return func(p *Policy) error {
 		if f == nil {
 			return nilOption("denied handler")
 		}
-		p.denied = f
+		p.denied, p.responder = f, nil
+		return nil
+	}
+}
+
+// WithResponder is WithDeniedHandler for an answer built as a Response,
+// which the policy writes: a Status of 0 means 429, a HEAD request gets no
+// body, and under grpcmw the Status becomes the call's code. Both set the
+// same thing, the policy's answer to a denial, so the later of the two
+// replaces the earlier, as with any option given twice.
+func WithResponder(f func(r keyfuncs.Request, d core.Decision) Response) Option {
+	return func(p *Policy) error {
+		if f == nil {
+			return nilOption("responder")
+		}
+		p.responder, p.denied = f, nil
 		return nil
 	}
 }

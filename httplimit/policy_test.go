@@ -360,6 +360,24 @@ func TestDecideResponder(t *testing.T) {
 	expect.Equal(t, "60", headersOf(o)["Retry-After"])
 }
 
+// WithResponder and WithDeniedHandler set the same answer: the later one
+// given is the one used, whichever comes first.
+func TestDenialOptionsReplaceEachOther(t *testing.T) {
+	responder := WithResponder(func(keyfuncs.Request, core.Decision) Response {
+		return Response{Body: []byte("from the responder")}
+	})
+	handler := WithDeniedHandler(func(ResponseWriter, keyfuncs.Request, core.Decision) {})
+	denial := func(opts ...Option) *outcome {
+		p, _ := newPolicy(t, &mapStore{}, core.GCRA, core.PerMinute(1), nil, opts...)
+		p.decideNow(context.Background(), get("a"))
+		return p.decideNow(context.Background(), get("a"))
+	}
+	o := denial(handler, responder)
+	must.NotNil(t, o.response, "the responder came last")
+	expect.Equal(t, "from the responder", string(o.response.Body))
+	expect.Nil(t, denial(responder, handler).response, "the handler came last: Handle calls it")
+}
+
 func TestDecideLeakyBucketDelay(t *testing.T) {
 	l := core.PerSecond(1).WithBurst(5)
 	p, _ := newPolicy(t, &mapStore{}, core.LeakyBucket, l, nil, WithMaxDelay(2*time.Second))

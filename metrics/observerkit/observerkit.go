@@ -92,7 +92,7 @@ func Configure[C any, O ~func(*C) error](c *C, opts []O, invalid error) error {
 // resolved for every outcome of a policy.
 func OutcomeSlots() int {
 	var m httplimit.Outcome
-	for _, out := range httplimit.Outcomes {
+	for _, out := range httplimit.Outcomes() {
 		m = max(m, out)
 	}
 	return int(m) + 1

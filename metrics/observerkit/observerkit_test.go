@@ -81,10 +81,10 @@ func TestConfigure(t *testing.T) {
 
 func TestOutcomeSlots(t *testing.T) {
 	n := observerkit.OutcomeSlots()
-	for _, out := range httplimit.Outcomes {
+	for _, out := range httplimit.Outcomes() {
 		expect.Less(t, int(out), n, "%s has a slot", out)
 	}
-	expect.Equal(t, len(httplimit.Outcomes)+1, n, "outcomes are numbered from 1, 0 is unknown")
+	expect.Equal(t, len(httplimit.Outcomes())+1, n, "outcomes are numbered from 1, 0 is unknown")
 }
 
 func Example() {

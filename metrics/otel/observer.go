@@ -145,7 +145,7 @@ func (o *Observer) makeOptions(policy string) *policyOptions {
 		duration:  []metric.RecordOption{policyOnly},
 		errors:    []metric.AddOption{policyOnly},
 	}
-	for _, out := range httplimit.Outcomes {
+	for _, out := range httplimit.Outcomes() {
 		p.decisions[out] = withOutcome(out.String())
 	}
 	o.breaker.Record(context.Background(), 0, p.duration...) // a policy's gauge exists from its first decision

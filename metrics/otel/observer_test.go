@@ -73,7 +73,7 @@ func key(policy string, outcome ...string) string {
 }
 
 func TestObserveCountsEveryOutcome(t *testing.T) {
-	for _, out := range httplimit.Outcomes {
+	for _, out := range httplimit.Outcomes() {
 		t.Run(out.String(), func(t *testing.T) {
 			obs, reader := newObserver(t)
 			obs.Observe(httplimit.Event{Outcome: out, Policy: "api"})

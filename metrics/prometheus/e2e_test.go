@@ -74,7 +74,7 @@ func TestThroughMiddleware(t *testing.T) {
 				}
 			}
 			assert.Equal(t, want, got)
-			assert.Equal(t, len(httplimit.Outcomes), testutil.CollectAndCount(obs, "ratewarden_decisions_total"),
+			assert.Equal(t, len(httplimit.Outcomes()), testutil.CollectAndCount(obs, "ratewarden_decisions_total"),
 				"every outcome exported from the first decision on")
 			latency := family(t, reg, "ratewarden_store_latency_seconds").GetMetric()
 			require.Len(t, latency, 1)

@@ -163,7 +163,7 @@ func (o *Observer) resolve(policy string) *policySeries {
 		label:       label,
 	}
 	s.breaker.gauge = o.breaker.WithLabelValues(label)
-	for _, out := range httplimit.Outcomes {
+	for _, out := range httplimit.Outcomes() {
 		s.decisions[out] = o.decisions.WithLabelValues(label, out.String())
 	}
 	return s

@@ -52,7 +52,7 @@ func labels(m *dto.Metric) map[string]string {
 }
 
 func TestObserveCountsEveryOutcome(t *testing.T) {
-	for _, out := range httplimit.Outcomes {
+	for _, out := range httplimit.Outcomes() {
 		t.Run(out.String(), func(t *testing.T) {
 			obs, _ := newObserver(t)
 			obs.Observe(httplimit.Event{Outcome: out, Policy: "api"})
@@ -61,7 +61,7 @@ func TestObserveCountsEveryOutcome(t *testing.T) {
 			var want strings.Builder
 			want.WriteString("# HELP ratewarden_decisions_total Rate-limit decisions, by policy and outcome (allowed, denied, dry_run_denied, failed_open, failed_closed, key_error, skipped, refunded, store_full, breaker_open).\n")
 			want.WriteString("# TYPE ratewarden_decisions_total counter\n")
-			for _, o := range httplimit.Outcomes {
+			for _, o := range httplimit.Outcomes() {
 				n := 0
 				if o == out {
 					n = 2
@@ -189,7 +189,7 @@ func TestDefaultCardinalityBound(t *testing.T) {
 		obs.Observe(httplimit.Event{Outcome: httplimit.OutcomeDenied, Policy: fmt.Sprint("user-", i)})
 	}
 	series := len(family(t, reg, "ratewarden_decisions_total").GetMetric())
-	assert.Equal(t, (prommetrics.DefaultMaxPolicies+1)*len(httplimit.Outcomes), series)
+	assert.Equal(t, (prommetrics.DefaultMaxPolicies+1)*len(httplimit.Outcomes()), series)
 	assert.Equal(t, prommetrics.DefaultMaxPolicies+1, testutil.CollectAndCount(obs, "ratewarden_store_errors_total"))
 }
 

@@ -83,7 +83,7 @@ func checkEveryOutcomeReachesTheObserver(t *testing.T, a Adapter) {
 	expect.Equal(t, 200, tripped.do("GET", "/", peerA).Status)
 	expect.Equal(t, 200, tripped.do("GET", "/", peerA).Status)
 
-	for _, oc := range httplimit.Outcomes {
+	for _, oc := range httplimit.Outcomes() {
 		want := 1
 		switch oc {
 		case httplimit.OutcomeAllowed:
