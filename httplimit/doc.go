@@ -1,10 +1,16 @@
-// Package httplimit is the framework-neutral HTTP behaviour every ratewarden
-// adapter shares: it runs the key function, asks the limiter, writes the
-// rate-limit headers and, when the request must not go on, the answer. The
-// adapters (stdhttp, ginmw, echomw, fibermw) only translate: each hands its
-// request and response to [Policy.Handle] once per request, and nothing
-// behavioural lives in them, so a request gets the same answer in every
-// framework.
+// Package httplimit is the framework-neutral policy every ratewarden adapter
+// shares, HTTP and gRPC alike: it runs the key function, asks the limiter,
+// writes the rate-limit headers and, when the request must not go on, the
+// answer. The adapters (stdhttp, ginmw, echomw, echo5mw, fibermw, fiber3mw,
+// and grpcmw, which maps the answers to gRPC status codes and metadata) only
+// translate: each hands its request and response to [Policy.Handle] once per
+// request, and nothing behavioural lives in them, so a request gets the same
+// answer in every framework. The name says HTTP because the policy speaks in
+// HTTP terms (statuses, headers); gRPC calls are decided by the same rules.
+//
+// An application needs [New], its options, [Group] and the observers; what
+// only an adapter author needs is described at the end, under "For adapter
+// authors", and declared in one file (adapter.go).
 //
 // # Headers and answers
 //
@@ -29,10 +35,12 @@
 // No header or body ever holds request data or error text.
 //
 // The default bodies are exported as building blocks ([ProblemDetails],
-// [DeniedProblem], [KeyErrorProblem], [UnavailableProblem], [DefaultDenied]):
-// WithResponder returns a changed one, and WithDeniedHandler renders one
+// [DeniedProblem], [KeyErrorProblem], [UnavailableProblem], [DefaultDenied]).
+// The denial is changed one way, WithDeniedHandler, which renders the answer
 // through the framework (Gin's c.JSON, a template) after the policy set the
-// headers.
+// headers; WithResponder is its special case for an answer built as a
+// Response, which the policy writes (and grpcmw turns into a status code).
+// The later of the two given is the one used.
 //
 // # Keys, failures and dry runs
 //
@@ -108,4 +116,33 @@
 // clock reads per request, a tier pick one call of its function, and a
 // refund one store call when the status is known, before the headers go out
 // (and, under net/http and Gin, a writer wrapper; under Echo, a Before hook).
+//
+// # For adapter authors
+//
+// An adapter turns its framework's request into a keyfuncs.Request and its
+// response into a [ResponseWriter], and calls Handle on the [Handler] its
+// Middleware was given (checked once with [CheckHandler]). Handle decides,
+// sets the headers and writes the answer itself: when it returns false the
+// request is finished and the adapter returns; when it returns true the
+// adapter calls its next handler with [Pass.Context]. The headers are set
+// through the writer's Header() map (net/http, Gin, Echo) or, for a server
+// without one (fasthttp, gRPC metadata), through [HeaderSetter], which gets
+// them once as [Headers], with [Headers.Decision] for a protocol that states
+// a denial in its own terms.
+//
+// The Pass lifecycle: when [Pass.WantsStatus] is false (no WithRefund, the
+// usual case) the adapter is done and need not wrap its writer. Otherwise it
+// calls [Pass.Settle] with the status at the moment the next handler sends
+// it, before the headers go out, so that a refunded response tells the quota
+// after the refund, and [Pass.Finish] once that handler returned without
+// panicking (with the final status; Finish refunds only what Settle did not).
+//
+// A request view may implement optional interfaces the policy looks for:
+// [Arrival] (the server's arrival time, read instead of the clock),
+// [HeaderPeeker] (a header read without a copy), [HoldContext] (the context
+// that ends a held leaky-bucket request) and [HangUpChecker] (a client's
+// hang-up, asked every [HangUpCheckInterval] while a request is held).
+// [HandleAll] runs a list of policies chosen per request, as package rules
+// does. testing/adaptertest checks an adapter against every case of this
+// contract.
 package httplimit

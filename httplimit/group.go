@@ -3,21 +3,12 @@ package httplimit
 import (
 	"context"
 	"fmt"
-	"reflect"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/keyfuncs"
 )
-
-// Handler runs rate limiting on one request, as Policy.Handle describes: what
-// the adapters' Middleware functions take. A *Policy, a *Group and a rule set
-// (package rules) are Handlers.
-type Handler interface {
-	Handle(ctx context.Context, r keyfuncs.Request, w ResponseWriter) (Pass, bool)
-}
 
 // Group applies several policies to every request. Each policy keeps its
 // own counters, key, tiers and behaviour; the request goes on only when every
@@ -55,43 +46,6 @@ func (g *Group) Policies() []*Policy { return append([]*Policy(nil), g.policies.
 // what Policy.Handle returns.
 func (g *Group) Handle(ctx context.Context, r keyfuncs.Request, w ResponseWriter) (Pass, bool) {
 	return HandleAll(ctx, r, w, g.policies)
-}
-
-// HandleAll runs policies on one request, together, and returns what
-// Policy.Handle returns: the rules of a Group, for a caller that picks the
-// policies of each request (package rules). A nil entry is skipped; HandleAll
-// keeps neither policies nor r.
-//
-// The policies decide in order. When one answers the request (a denial, a
-// key error, a failed store under WithFailClosed), the policies before it
-// give back what they spent (a refund, reported as OutcomeRefunded) and those
-// after it are not asked: a request denied by one policy spends nothing under
-// the others. A dry-run policy never answers.
-//
-// Headers: RateLimit-Policy lists the limits of every policy that applied, in
-// order; on an allowed request RateLimit lists each decided policy's state
-// and X-RateLimit-* describe the most restrictive one (the least remaining);
-// on a denial they describe the policy that denied. With one policy, a
-// request is handled exactly as by that Policy alone; with none, it goes on
-// with no headers.
-func HandleAll(ctx context.Context, r keyfuncs.Request, w ResponseWriter, policies []*Policy) (Pass, bool) {
-	if slices.Contains(policies, nil) {
-		var buf [maxStackPolicies]*Policy
-		kept := buf[:0]
-		for _, p := range policies {
-			if p != nil {
-				kept = append(kept, p)
-			}
-		}
-		policies = kept
-	}
-	switch len(policies) {
-	case 0:
-		return Pass{ctx: ctx}, true
-	case 1:
-		return policies[0].Handle(ctx, r, w)
-	}
-	return handleMany(ctx, r, w, policies)
 }
 
 // member is one policy's part in a group decision.
@@ -291,17 +245,4 @@ func (o *outcome) rateLimitField() string {
 		}
 	}
 	return ""
-}
-
-// CheckHandler returns an error wrapping core.ErrInvalidOption for a nil
-// Handler or one that is a nil pointer (a nil *Policy): for an adapter's
-// Middleware to refuse it when it is built, not on the first request.
-func CheckHandler(h Handler) error {
-	if h == nil {
-		return nilOption("handler")
-	}
-	if v := reflect.ValueOf(h); v.Kind() == reflect.Pointer && v.IsNil() {
-		return fmt.Errorf("%w: nil %T", core.ErrInvalidOption, h)
-	}
-	return nil
 }

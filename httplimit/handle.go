@@ -8,82 +8,6 @@ import (
 	"github.com/ratewarden/ratewarden/keyfuncs"
 )
 
-// ResponseWriter is what Handle writes a response to: the two writing methods
-// of http.ResponseWriter, so net/http's, Gin's and Echo's writers serve as
-// they are. It must also implement one of two ways to set headers:
-//
-//   - Header() http.Header, as http.ResponseWriter does: the policy stores
-//     its values in the map (values of their own, one allocation per request);
-//   - HeaderSetter, for servers without net/http's Header map (fasthttp).
-//
-// A writer with neither gets no headers.
-type ResponseWriter interface {
-	// WriteHeader sends the status code.
-	WriteHeader(status int)
-	// Write sends body bytes after WriteHeader.
-	Write(body []byte) (int, error)
-}
-
-// HeaderSetter is implemented by a ResponseWriter that sets headers itself
-// rather than through net/http's Header map. SetHeaders is called once per
-// response, before WriteHeader, with every header to set, and once more when
-// an adapter settles a refund with it (Pass.Settle): the second call names
-// the rate-limit headers again, and its values replace the first's.
-type HeaderSetter interface {
-	SetHeaders(h Headers)
-}
-
-// Headers are the headers of one response, for a HeaderSetter: Len of them,
-// each read with At. Names are canonical (as net/http's Header keys); names
-// and values hold no line break. They are valid only during SetHeaders, so the
-// writer copies them (fasthttp's SetCanonical does).
-type Headers struct {
-	o           *outcome
-	contentType string // set on an answer with a body type
-}
-
-// Len returns the number of headers.
-func (h Headers) Len() int {
-	if h.contentType != "" {
-		return int(h.o.nh) + 1
-	}
-	return int(h.o.nh)
-}
-
-// At returns the i-th header (0 <= i < Len).
-func (h Headers) At(i int) (name, value string) {
-	o := h.o
-	if i >= int(o.nh) {
-		return "Content-Type", h.contentType
-	}
-	c := o.hdrs[i]
-	switch k := headerName(c & 0xf); k {
-	case hXLimit:
-		return HeaderXRateLimitLimit, o.t.perLimit[o.decision.Index].limitVals[0]
-	case hPolicy:
-		return HeaderRateLimitPolicy, o.t.policyVals[0]
-	default:
-		return headerNames[k], o.vals[c>>4]
-	}
-}
-
-// Arrival is implemented by a request view whose server stamped each request
-// with the time it read it (fasthttp's RequestCtx.Time): a limiter on the
-// system clock then decides at that instant instead of reading the clock again
-// (see core.Limiter.AllowNAt).
-type Arrival interface {
-	ArrivedAt() time.Time
-}
-
-// HeaderPeeker is implemented by a request view whose server keeps headers
-// in buffers it reuses (fasthttp), so that its Header must copy: PeekHeader
-// returns the value without copying, valid only while the request is being
-// decided. The policy reads the Accept header of an answer it writes (a
-// denial, a key error, a failed store) this way, and keeps nothing of it.
-type HeaderPeeker interface {
-	PeekHeader(name string) string
-}
-
 // accept returns r's Accept header, without a copy when r can peek.
 func accept(r keyfuncs.Request) string {
 	if hp, ok := r.(HeaderPeeker); ok {
@@ -91,30 +15,6 @@ func accept(r keyfuncs.Request) string {
 	}
 	return r.Header("Accept")
 }
-
-// HoldContext is implemented by a request view whose server signals the end of
-// a request other than through its context: a held leaky-bucket request stops
-// waiting when HoldContext's context ends (fasthttp's RequestCtx, at server
-// shutdown) instead of Handle's ctx.
-type HoldContext interface {
-	HoldContext() context.Context
-}
-
-// HangUpChecker is implemented by a request view whose server does not end
-// the request's context when its client hangs up (fasthttp): ClientHungUp
-// reports, without blocking, whether the client is known to have closed its
-// connection. A held leaky-bucket request asks it every HangUpCheckInterval
-// while it waits, and once more before it goes on, and is dropped as soon as
-// it says so. Only held requests ask: the others cost nothing.
-type HangUpChecker interface {
-	ClientHungUp() bool
-}
-
-// HangUpCheckInterval is how often a held request asks a HangUpChecker
-// whether its client is still there: a client that left is noticed within
-// this time, at the cost of one check (a system call, for fasthttp) per
-// interval per held request.
-const HangUpCheckInterval = 100 * time.Millisecond
 
 // headerMap is the net/http way to set headers (see ResponseWriter).
 type headerMap interface {

@@ -52,46 +52,6 @@ func WithRefund(refund func(status int) bool) Option {
 	}
 }
 
-// Pass is a request Handle let through, for the adapter to finish: the
-// context its next handler sees, and, under WithRefund, what to give back
-// once the response status is known (Settle) and what to release once that
-// handler returned (Finish). It is a small value: with no WithRefund it holds
-// only the context. Copies of a Pass share its state.
-type Pass struct {
-	ctx   context.Context
-	o     *outcome     // held for Finish under WithRefund; nil otherwise
-	spend spend        // what o's request spent, when o is set
-	group *groupRefund // a Group's members held for Finish under WithRefund
-}
-
-// Context returns the context the next handler should see.
-func (s Pass) Context() context.Context { return s.ctx }
-
-// WantsStatus reports whether Settle and Finish need the response status:
-// the policy refunds (WithRefund) and the request was admitted. An adapter
-// calls them only then, so that the default path reads no status and wraps
-// no writer.
-func (s Pass) WantsStatus() bool { return s.o != nil || s.group != nil }
-
-// Finish ends the request after its next handler returned without
-// panicking, given the response status: under WithRefund it gives the cost
-// back when the policy's predicate holds for status, unless Settle already
-// settled the refund. Call it once per Pass, last; it does nothing when
-// WantsStatus is false.
-func (s Pass) Finish(status int) {
-	if s.group != nil {
-		s.group.settle(s.ctx, status, nil)
-		s.group.release()
-		return
-	}
-	o := s.o
-	if o == nil {
-		return
-	}
-	s.settleOne(status, nil)
-	o.t.p.release(o)
-}
-
 // refundNow gives o's cost back on the tier that admitted it and reports it.
 // It returns the decision after the refund, and false when the refund
 // failed.

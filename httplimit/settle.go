@@ -6,32 +6,6 @@ import (
 	"github.com/ratewarden/ratewarden/core"
 )
 
-// Settle gives the request's cost back, as Finish would, at the moment the
-// response status is known and before the response's headers are sent, and
-// then sets the rate-limit headers on w anew to tell the state after the
-// refund: X-RateLimit-Remaining, X-RateLimit-Reset and RateLimit (r= and t=;
-// a Group's list, with X-RateLimit-* of its most restrictive policy after the
-// refunds). Under a Group each policy refunds under its own WithRefund.
-//
-// An adapter calls it from the writer its next handler writes through, when
-// that handler sends the status (WriteHeader, or the first Write or Flush),
-// or after the handler returned when the headers are still unsent; w is the
-// writer whose headers are still to go out. The first call settles the
-// refund: later ones, and the Finish that follows, give nothing back again.
-// A refund the predicate does not call for, or that fails (reported as
-// Finish reports it), leaves the headers as they were; a nil w sets none.
-// Settle does nothing when WantsStatus is false, and must not be called
-// after Finish.
-func (s Pass) Settle(status int, w ResponseWriter) {
-	if s.group != nil {
-		s.group.settle(s.ctx, status, w)
-		return
-	}
-	if s.o != nil {
-		s.settleOne(status, w)
-	}
-}
-
 // settleOne settles a single policy's refund once, and rewrites w's headers
 // after a refund.
 func (s Pass) settleOne(status int, w ResponseWriter) {
