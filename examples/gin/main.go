@@ -9,6 +9,11 @@
 // a global middleware (r.Use), which Gin runs for unmatched requests too, so
 // that the rules see every request. GET /metrics under -metrics is served
 // through gin.WrapH. The flags are those of every example server.
+//
+// newLimit holds the lines an app copies: the limiter on the store, the key,
+// and ginmw.New (or ginmw.Middleware on the rules); examples/internal/flags
+// parses and checks the flags, makes the store and the rules, and runs the
+// server.
 package main
 
 import (
@@ -16,8 +21,10 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/examples/internal/flags"
 	"github.com/ratewarden/ratewarden/ginmw"
+	"github.com/ratewarden/ratewarden/httplimit"
 )
 
 func main() {
@@ -30,13 +37,37 @@ func main() {
 	setup.Run(srv.Serve, srv.Shutdown)
 }
 
-// newEngine returns the server's routes behind the limiter setup describes.
-func newEngine(setup *flags.Setup) (*gin.Engine, error) {
-	policy, err := setup.Handler()
+// newLimit returns the Gin middleware that limits the requests as the flags
+// say: with -rules, as the rules document says; otherwise with the algorithm
+// and limit of -algorithm and -limit, per client as -key says.
+func newLimit(setup *flags.Setup) (gin.HandlerFunc, error) {
+	if setup.Rules != nil {
+		return ginmw.Middleware(setup.Rules)
+	}
+	cfg := setup.Config
+	// setup.Store is memory.New(), or redisstore.New on a go-redis client of
+	// redisstore.ParseURL's options (-store redis://...).
+	lim, err := core.NewLimiter(setup.Store, cfg.Algorithm, cfg.Limit)
 	if err != nil {
 		return nil, err
 	}
-	limit, err := ginmw.Middleware(policy)
+	// keyfuncs.IP(), keyfuncs.Header(name) or jwtkey.Subject(...).
+	key, err := cfg.KeyFunc()
+	if err != nil {
+		return nil, err
+	}
+	// The other flags: -tier, -fail, -dry-run, -count-only-failures, the
+	// error log, the metrics, and /healthz never limited.
+	lim, opts, err := setup.Policy(lim)
+	if err != nil {
+		return nil, err
+	}
+	return ginmw.New(lim, append(opts, httplimit.WithKey(key))...)
+}
+
+// newEngine returns the server's routes behind the limiter setup describes.
+func newEngine(setup *flags.Setup) (*gin.Engine, error) {
+	limit, err := newLimit(setup)
 	if err != nil {
 		return nil, err
 	}

@@ -116,23 +116,6 @@ func (c *Config) KeyFunc() (keyfuncs.Func, error) {
 	}
 }
 
-// HTTPOptions returns the policy options the flags describe: the key
-// function, fail open or closed, dry run, count only failures, and no limit on
-// HealthPath (nor on MetricsPath under -metrics). Build adds the error log,
-// which it closes, and the tiers and the metrics observer, which need the
-// limiter and the store.
-func (c *Config) HTTPOptions() ([]httplimit.Option, error) {
-	kf, err := c.KeyFunc()
-	if err != nil {
-		return nil, err
-	}
-	opts := []httplimit.Option{
-		httplimit.WithKey(kf),
-		httplimit.WithSkip(func(r keyfuncs.Request) bool { return c.skipped(r.Path()) }),
-	}
-	return append(opts, c.behaviourOptions()...), nil
-}
-
 // behaviourOptions are the options of -fail closed, -dry-run and
 // -count-only-failures, which every policy takes, with or without -rules.
 func (c *Config) behaviourOptions() []httplimit.Option {
@@ -178,7 +161,15 @@ type Setup struct {
 	// Metrics serves the Prometheus metrics, for MetricsPath; nil without
 	// -metrics.
 	Metrics http.Handler
-	closers []io.Closer
+	// Store keeps the counters: memory.New's, or redisstore.New's on a
+	// go-redis client of the options redisstore.ParseURL read from -store
+	// (warmed up, following resets, and closed by Close).
+	Store core.Store
+	// errLog writes the limiter's errors; observer is the metrics' (nil
+	// without -metrics).
+	errLog   *errorLog
+	observer httplimit.Observer
+	closers  []io.Closer
 	// reload reloads the rules now (SIGHUP); nil without -rules.
 	reload func(context.Context) error
 }
@@ -268,7 +259,7 @@ func (c *Config) Build() (*Setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Setup{Config: c, closers: []io.Closer{closer}}
+	s := &Setup{Config: c, Store: st, closers: []io.Closer{closer}}
 	build := s.build
 	if c.RulesSource != NoRules {
 		build = s.buildRules
@@ -280,36 +271,63 @@ func (c *Config) Build() (*Setup, error) {
 	return s, nil
 }
 
-// build makes the limiter, the options and the metrics on st.
+// build makes the error log, the metrics and the one policy on st: the
+// limiter, core.NewLimiter's with -algorithm and -limit, and the options of
+// -key and the other flags, as every example server's main.go makes them.
 func (s *Setup) build(st core.Store) error {
 	c := s.Config
-	lim, tiers, err := c.newLimiter(st)
-	if err != nil {
-		return err
-	}
-	s.Limiter = lim
-	if s.Options, err = c.HTTPOptions(); err != nil {
-		return err
-	}
-	errLog := newErrorLog(c.errorWriter(), c.failMode())
-	s.closers = append(s.closers, errLog)
-	s.Options = append(s.Options, httplimit.WithObserver(errLog))
-	if len(tiers) > 0 {
-		pick, err := c.TierPick()
-		if err != nil {
-			return err
-		}
-		s.Options = append(s.Options, httplimit.WithTiers(pick, tiers...))
-	}
+	s.errLog = newErrorLog(c.errorWriter(), c.failMode())
+	s.closers = append(s.closers, s.errLog)
 	if c.Metrics {
 		obs, h, err := newMetrics(st)
 		if err != nil {
 			return err
 		}
-		s.Options = append(s.Options, httplimit.WithObserver(obs))
-		s.Metrics = h
+		s.observer, s.Metrics = obs, h
 	}
+	lim, err := core.NewLimiter(st, c.Algorithm, c.Limit)
+	if err != nil {
+		return err
+	}
+	key, err := c.KeyFunc()
+	if err != nil {
+		return err
+	}
+	lim, opts, err := s.Policy(lim)
+	if err != nil {
+		return err
+	}
+	s.Limiter, s.Options = lim, append([]httplimit.Option{httplimit.WithKey(key)}, opts...)
 	return nil
+}
+
+// Policy returns what the policy of lim takes besides its key: the limiter
+// to run, lim or under -tier its first tier (lim.Tier), and the options of
+// the other flags: /healthz (and /metrics) never limited, -fail closed,
+// -dry-run, -count-only-failures, the error log, the tiers
+// (httplimit.WithTiers) and the metrics observer. lim is the limiter of
+// -algorithm and -limit on Store.
+func (s *Setup) Policy(lim *core.Limiter) (*core.Limiter, []httplimit.Option, error) {
+	c := s.Config
+	opts := []httplimit.Option{httplimit.WithSkip(func(r keyfuncs.Request) bool { return c.skipped(r.Path()) })}
+	opts = append(opts, c.behaviourOptions()...)
+	opts = append(opts, httplimit.WithObserver(s.errLog))
+	if len(c.Tiers) > 0 {
+		first, others, err := c.tiers(lim)
+		if err != nil {
+			return nil, nil, err
+		}
+		pick, err := c.TierPick()
+		if err != nil {
+			return nil, nil, err
+		}
+		lim = first
+		opts = append(opts, httplimit.WithTiers(pick, others...))
+	}
+	if s.observer != nil {
+		opts = append(opts, httplimit.WithObserver(s.observer))
+	}
+	return lim, opts, nil
 }
 
 // Load parses args and builds the setup. It returns the exit status to use

@@ -94,14 +94,10 @@ func (c *Config) TierPick() (keyfuncs.Func, error) {
 	return jwtkey.Subject(jwtkey.WithHMACSecret([]byte(c.JWTSecret)), jwtkey.WithClaim(c.TierClaim))
 }
 
-// newLimiter builds the limiter on st. With tiers it returns the first tier,
-// the default for a token whose claim names no tier, and the others, for
-// httplimit.WithTiers; each is named after its tier.
-func (c *Config) newLimiter(st core.Store) (*core.Limiter, []*core.Limiter, error) {
-	lim, err := core.NewLimiter(st, c.Algorithm, c.Limit)
-	if err != nil || len(c.Tiers) == 0 {
-		return lim, nil, err
-	}
+// tiers returns the tiers of lim, the limiter of -algorithm and -limit: the
+// first, the default for a token whose claim names no tier, and the others,
+// for httplimit.WithTiers; each is named after its tier.
+func (c *Config) tiers(lim *core.Limiter) (*core.Limiter, []*core.Limiter, error) {
 	first, err := lim.Tier(c.Tiers[0].Name, c.Tiers[0].Limit)
 	if err != nil {
 		return nil, nil, err
