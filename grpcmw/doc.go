@@ -47,9 +47,11 @@
 //	peer not an IP          Internal (the server's configuration)
 //	held, client left       Canceled, or DeadlineExceeded
 //
-// A responder of the application's own (WithResponder,
+// A denial or key-error answer of the application's own (WithDeniedHandler,
+// whose WriteHeader status counts, or its special case WithResponder, and
 // WithKeyErrorResponder) chooses an HTTP status, which Code maps to a gRPC
-// code; bodies are never sent. Under a dry run nothing is denied.
+// code (a denied handler that writes no status leaves ResourceExhausted);
+// bodies are never sent. Under a dry run nothing is denied.
 //
 // # Refunds
 //

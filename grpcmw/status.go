@@ -56,11 +56,11 @@ func HTTPStatus(c codes.Code) int {
 
 // Code returns the gRPC code of an HTTP status the policy answers with: 429
 // ResourceExhausted, 401 Unauthenticated, 500 Internal, 503 Unavailable, and,
-// for what a responder of the application's own may choose (WithResponder,
-// WithKeyErrorResponder), the inverse of HTTPStatus (400 InvalidArgument, 403
-// PermissionDenied, 404 NotFound, 409 Aborted, 499 Canceled, 501
-// Unimplemented, 504 DeadlineExceeded); another 4xx is FailedPrecondition,
-// anything else Unknown.
+// for what an answer of the application's own may choose
+// (WithDeniedHandler, WithResponder, WithKeyErrorResponder), the inverse of
+// HTTPStatus (400 InvalidArgument, 403 PermissionDenied, 404 NotFound, 409
+// Aborted, 499 Canceled, 501 Unimplemented, 504 DeadlineExceeded); another
+// 4xx is FailedPrecondition, anything else Unknown.
 func Code(status int) codes.Code {
 	switch status {
 	case http.StatusTooManyRequests:
