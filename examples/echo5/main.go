@@ -9,6 +9,11 @@
 // a global middleware (e.Use), which Echo runs for unmatched requests too, so
 // that the rules see every request. GET /metrics under -metrics is served
 // through echo.WrapHandler. The flags are those of every example server.
+//
+// newLimit holds the lines an app copies: the limiter on the store, the key,
+// and echo5mw.New (or echo5mw.Middleware on the rules); examples/internal/flags
+// parses and checks the flags, makes the store and the rules, and runs the
+// server.
 package main
 
 import (
@@ -16,8 +21,10 @@ import (
 
 	"github.com/labstack/echo/v5"
 
+	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/echo5mw"
 	"github.com/ratewarden/ratewarden/examples/internal/flags"
+	"github.com/ratewarden/ratewarden/httplimit"
 )
 
 func main() {
@@ -30,13 +37,37 @@ func main() {
 	setup.Run(srv.Serve, srv.Shutdown)
 }
 
-// newEcho returns the server's routes behind the limiter setup describes.
-func newEcho(setup *flags.Setup) (*echo.Echo, error) {
-	policy, err := setup.Handler()
+// newLimit returns the Echo v5 middleware that limits the requests as the
+// flags say: with -rules, as the rules document says; otherwise with the
+// algorithm and limit of -algorithm and -limit, per client as -key says.
+func newLimit(setup *flags.Setup) (echo.MiddlewareFunc, error) {
+	if setup.Rules != nil {
+		return echo5mw.Middleware(setup.Rules)
+	}
+	cfg := setup.Config
+	// setup.Store is memory.New(), or redisstore.New on a go-redis client of
+	// redisstore.ParseURL's options (-store redis://...).
+	lim, err := core.NewLimiter(setup.Store, cfg.Algorithm, cfg.Limit)
 	if err != nil {
 		return nil, err
 	}
-	limit, err := echo5mw.Middleware(policy)
+	// keyfuncs.IP(), keyfuncs.Header(name) or jwtkey.Subject(...).
+	key, err := cfg.KeyFunc()
+	if err != nil {
+		return nil, err
+	}
+	// The other flags: -tier, -fail, -dry-run, -count-only-failures, the
+	// error log, the metrics, and /healthz never limited.
+	lim, opts, err := setup.Policy(lim)
+	if err != nil {
+		return nil, err
+	}
+	return echo5mw.New(lim, append(opts, httplimit.WithKey(key))...)
+}
+
+// newEcho returns the server's routes behind the limiter setup describes.
+func newEcho(setup *flags.Setup) (*echo.Echo, error) {
+	limit, err := newLimit(setup)
 	if err != nil {
 		return nil, err
 	}

@@ -10,14 +10,21 @@
 // request, and a last app.Use answers 404 to what no route takes. GET
 // /metrics under -metrics is served through Fiber's adaptor middleware. The
 // flags are those of every example server.
+//
+// newLimit holds the lines an app copies: the limiter on the store, the key,
+// and fibermw.New (or fibermw.Middleware on the rules); examples/internal/flags
+// parses and checks the flags, makes the store and the rules, and runs the
+// server.
 package main
 
 import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
 
+	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/examples/internal/flags"
 	"github.com/ratewarden/ratewarden/fibermw"
+	"github.com/ratewarden/ratewarden/httplimit"
 )
 
 func main() {
@@ -29,13 +36,37 @@ func main() {
 	setup.Run(app.Listener, app.ShutdownWithContext)
 }
 
-// newApp returns the server's routes behind the limiter setup describes.
-func newApp(setup *flags.Setup) (*fiber.App, error) {
-	policy, err := setup.Handler()
+// newLimit returns the Fiber middleware that limits the requests as the
+// flags say: with -rules, as the rules document says; otherwise with the
+// algorithm and limit of -algorithm and -limit, per client as -key says.
+func newLimit(setup *flags.Setup) (fiber.Handler, error) {
+	if setup.Rules != nil {
+		return fibermw.Middleware(setup.Rules)
+	}
+	cfg := setup.Config
+	// setup.Store is memory.New(), or redisstore.New on a go-redis client of
+	// redisstore.ParseURL's options (-store redis://...).
+	lim, err := core.NewLimiter(setup.Store, cfg.Algorithm, cfg.Limit)
 	if err != nil {
 		return nil, err
 	}
-	limit, err := fibermw.Middleware(policy)
+	// keyfuncs.IP(), keyfuncs.Header(name) or jwtkey.Subject(...).
+	key, err := cfg.KeyFunc()
+	if err != nil {
+		return nil, err
+	}
+	// The other flags: -tier, -fail, -dry-run, -count-only-failures, the
+	// error log, the metrics, and /healthz never limited.
+	lim, opts, err := setup.Policy(lim)
+	if err != nil {
+		return nil, err
+	}
+	return fibermw.New(lim, append(opts, httplimit.WithKey(key))...)
+}
+
+// newApp returns the server's routes behind the limiter setup describes.
+func newApp(setup *flags.Setup) (*fiber.App, error) {
+	limit, err := newLimit(setup)
 	if err != nil {
 		return nil, err
 	}

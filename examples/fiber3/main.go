@@ -22,6 +22,11 @@
 // on /api/items/{id} does not govern that request, while one on the prefix
 // /api, as in examples/rules.yaml, does (fiber3mw on the route itself would
 // tell the rules the route: see fiber3mw.New).
+//
+// newLimit holds the lines an app copies: the limiter on the store, the key,
+// and fiber3mw.New (or fiber3mw.Middleware on the rules); examples/internal/flags
+// parses and checks the flags, makes the store and the rules, and runs the
+// server.
 package main
 
 import (
@@ -30,8 +35,10 @@ import (
 	"github.com/gofiber/fiber/v3"
 	"github.com/gofiber/fiber/v3/middleware/adaptor"
 
+	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/examples/internal/flags"
 	"github.com/ratewarden/ratewarden/fiber3mw"
+	"github.com/ratewarden/ratewarden/httplimit"
 )
 
 func main() {
@@ -47,13 +54,37 @@ func main() {
 // stderr like every example server.
 var listenConfig = fiber.ListenConfig{DisableStartupMessage: true}
 
-// newApp returns the server's routes behind the limiter setup describes.
-func newApp(setup *flags.Setup) (*fiber.App, error) {
-	policy, err := setup.Handler()
+// newLimit returns the Fiber v3 middleware that limits the requests as the
+// flags say: with -rules, as the rules document says; otherwise with the
+// algorithm and limit of -algorithm and -limit, per client as -key says.
+func newLimit(setup *flags.Setup) (fiber.Handler, error) {
+	if setup.Rules != nil {
+		return fiber3mw.Middleware(setup.Rules)
+	}
+	cfg := setup.Config
+	// setup.Store is memory.New(), or redisstore.New on a go-redis client of
+	// redisstore.ParseURL's options (-store redis://...).
+	lim, err := core.NewLimiter(setup.Store, cfg.Algorithm, cfg.Limit)
 	if err != nil {
 		return nil, err
 	}
-	limit, err := fiber3mw.Middleware(policy)
+	// keyfuncs.IP(), keyfuncs.Header(name) or jwtkey.Subject(...).
+	key, err := cfg.KeyFunc()
+	if err != nil {
+		return nil, err
+	}
+	// The other flags: -tier, -fail, -dry-run, -count-only-failures, the
+	// error log, the metrics, and /healthz never limited.
+	lim, opts, err := setup.Policy(lim)
+	if err != nil {
+		return nil, err
+	}
+	return fiber3mw.New(lim, append(opts, httplimit.WithKey(key))...)
+}
+
+// newApp returns the server's routes behind the limiter setup describes.
+func newApp(setup *flags.Setup) (*fiber.App, error) {
+	limit, err := newLimit(setup)
 	if err != nil {
 		return nil, err
 	}

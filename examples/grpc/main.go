@@ -21,19 +21,19 @@
 // over plain HTTP. It prints one line naming its address when it serves,
 // reloads its rules on SIGHUP, and stops on SIGINT or SIGTERM, letting the
 // calls under way finish.
+//
+// newLimit holds the lines an app copies: the limiter on the store, the key,
+// and grpcmw.New (or grpcmw.Middleware on the rules); examples/internal/flags
+// parses and checks the flags and makes the store and the rules; serve.go
+// serves, and service.go answers the calls.
 package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
@@ -41,13 +41,11 @@ import (
 	testgrpc "google.golang.org/grpc/interop/grpc_testing"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/examples/internal/flags"
 	"github.com/ratewarden/ratewarden/grpcmw"
+	"github.com/ratewarden/ratewarden/httplimit"
 )
-
-// stopWait bounds the wait for the calls under way when the server stops;
-// then the streams still open are cut.
-const stopWait = 5 * time.Second
 
 func main() {
 	setup := flags.MustLoadGRPC("grpc")
@@ -65,14 +63,40 @@ func main() {
 	}
 }
 
-// newServer returns the gRPC server of setup: the test service, the health
-// service and reflection behind the limiter it describes.
-func newServer(setup *flags.GRPCSetup) (*grpc.Server, error) {
-	policy, err := setup.Handler()
+// newLimit returns the interceptors that limit the calls as the flags say:
+// with -rules, as the rules document says; otherwise with the algorithm and
+// limit of -algorithm and -limit, per client as -key says, the health
+// service and reflection never limited.
+func newLimit(setup *flags.GRPCSetup) (*grpcmw.Interceptor, error) {
+	if setup.Rules != nil {
+		return grpcmw.Middleware(setup.Rules)
+	}
+	cfg := setup.Config
+	// setup.Store is memory.New(), or redisstore.New on a go-redis client of
+	// redisstore.ParseURL's options (-store redis://...).
+	lim, err := core.NewLimiter(setup.Store, cfg.Algorithm, cfg.Limit)
 	if err != nil {
 		return nil, err
 	}
-	limiter, err := grpcmw.Middleware(policy)
+	// keyfuncs.IP(), keyfuncs.Header(name) (a metadata entry) or
+	// jwtkey.Subject(...) (the bearer token of the authorization entry).
+	key, err := cfg.KeyFunc()
+	if err != nil {
+		return nil, err
+	}
+	// The other flags: -tier, -fail, -dry-run, -count-only-failures, the
+	// error log and the metrics.
+	lim, opts, err := setup.Policy(lim)
+	if err != nil {
+		return nil, err
+	}
+	return grpcmw.New(lim, append(opts, httplimit.WithKey(key), httplimit.WithSkip(flags.IsUnlimitedCall))...)
+}
+
+// newServer returns the gRPC server of setup: the test service, the health
+// service and reflection behind the limiter it describes.
+func newServer(setup *flags.GRPCSetup) (*grpc.Server, error) {
+	limiter, err := newLimit(setup)
 	if err != nil {
 		return nil, err
 	}
@@ -81,63 +105,4 @@ func newServer(setup *flags.GRPCSetup) (*grpc.Server, error) {
 	healthpb.RegisterHealthServer(srv, health.NewServer())
 	reflection.Register(srv)
 	return srv, nil
-}
-
-// newMetricsServer returns the plain HTTP server of -metrics-addr: the
-// metrics at flags.MetricsPath, 404 for anything else.
-func newMetricsServer(metrics http.Handler) *http.Server {
-	mux := http.NewServeMux()
-	mux.Handle("GET "+flags.MetricsPath, metrics)
-	return &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-}
-
-// run serves setup's server until ctx is done or a listener fails, after
-// writing the line that names its addresses to stderr; then it stops the
-// server, letting the calls under way finish for up to stopWait.
-func run(ctx context.Context, setup *flags.GRPCSetup, stderr io.Writer) error {
-	srv, err := newServer(setup)
-	if err != nil {
-		return err
-	}
-	grpcLn, metricsLn, err := setup.Listen(stderr)
-	if err != nil {
-		return err
-	}
-	served := make(chan error, 2)
-	go func() { served <- srv.Serve(grpcLn) }()
-	var metrics *http.Server
-	if metricsLn != nil {
-		metrics = newMetricsServer(setup.Metrics)
-		go func() { served <- metrics.Serve(metricsLn) }()
-	}
-	select {
-	case <-ctx.Done():
-	case err = <-served:
-	}
-	gracefulStop(srv)
-	if metrics != nil {
-		sctx, cancel := context.WithTimeout(context.Background(), stopWait)
-		defer cancel()
-		_ = metrics.Shutdown(sctx)
-	}
-	if errors.Is(err, http.ErrServerClosed) || errors.Is(err, net.ErrClosed) {
-		err = nil
-	}
-	return err
-}
-
-// gracefulStop stops srv, letting the calls under way finish for up to
-// stopWait, and then cutting them.
-func gracefulStop(srv *grpc.Server) {
-	done := make(chan struct{})
-	go func() {
-		srv.GracefulStop()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(stopWait):
-		srv.Stop()
-		<-done
-	}
 }

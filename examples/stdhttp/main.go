@@ -13,12 +13,19 @@
 // GET /metrics under -metrics, are never limited; anything else is 404. The
 // limiter wraps the whole mux, so that the rules see every request. The flags
 // are those of every example server (see examples/internal/flags and -h).
+//
+// newLimit holds the lines an app copies: the limiter on the store, the key,
+// and stdhttp.New (or stdhttp.Middleware on the rules); examples/internal/flags
+// parses and checks the flags, makes the store and the rules, and runs the
+// server.
 package main
 
 import (
 	"net/http"
 
+	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/examples/internal/flags"
+	"github.com/ratewarden/ratewarden/httplimit"
 	"github.com/ratewarden/ratewarden/stdhttp"
 )
 
@@ -32,13 +39,37 @@ func main() {
 	setup.Run(srv.Serve, srv.Shutdown)
 }
 
-// newHandler returns the server's routes behind the limiter setup describes.
-func newHandler(setup *flags.Setup) (http.Handler, error) {
-	policy, err := setup.Handler()
+// newLimit returns the net/http middleware that limits the requests as the
+// flags say: with -rules, as the rules document says; otherwise with the
+// algorithm and limit of -algorithm and -limit, per client as -key says.
+func newLimit(setup *flags.Setup) (func(http.Handler) http.Handler, error) {
+	if setup.Rules != nil {
+		return stdhttp.Middleware(setup.Rules)
+	}
+	cfg := setup.Config
+	// setup.Store is memory.New(), or redisstore.New on a go-redis client of
+	// redisstore.ParseURL's options (-store redis://...).
+	lim, err := core.NewLimiter(setup.Store, cfg.Algorithm, cfg.Limit)
 	if err != nil {
 		return nil, err
 	}
-	limit, err := stdhttp.Middleware(policy)
+	// keyfuncs.IP(), keyfuncs.Header(name) or jwtkey.Subject(...).
+	key, err := cfg.KeyFunc()
+	if err != nil {
+		return nil, err
+	}
+	// The other flags: -tier, -fail, -dry-run, -count-only-failures, the
+	// error log, the metrics, and /healthz never limited.
+	lim, opts, err := setup.Policy(lim)
+	if err != nil {
+		return nil, err
+	}
+	return stdhttp.New(lim, append(opts, httplimit.WithKey(key))...)
+}
+
+// newHandler returns the server's routes behind the limiter setup describes.
+func newHandler(setup *flags.Setup) (http.Handler, error) {
+	limit, err := newLimit(setup)
 	if err != nil {
 		return nil, err
 	}
