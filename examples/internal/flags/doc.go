@@ -1,7 +1,17 @@
 // Package flags parses the flags every example server shares and builds from
-// them what the servers need: the limiter (one policy on the chosen store, or
-// with -rules a rules.Set kept in step with its file or with Redis), the
-// routes every server answers, and a listener.
+// them what the servers need: the store (Setup.Store: memory, or Redis warmed
+// up and following resets), with -rules a rules.Set kept in step with its
+// file or with Redis, the options of the flags that are not the limit
+// (Setup.Policy: tiers, fail mode, dry run, refunds, the error log and the
+// metrics), the routes every server answers, a listener and the shutdown.
+// The library lines an app copies stay in each server's main.go (newLimit):
+//
+//	lim, err := core.NewLimiter(setup.Store, cfg.Algorithm, cfg.Limit)
+//	key, err := cfg.KeyFunc()
+//	lim, opts, err := setup.Policy(lim)
+//	mw, err := ginmw.New(lim, append(opts, httplimit.WithKey(key))...)
+//
+// and, with -rules, ginmw.Middleware(setup.Rules).
 //
 // The flags:
 //

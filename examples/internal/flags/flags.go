@@ -144,16 +144,18 @@ func (c *Config) failMode() string {
 	return "open"
 }
 
-// Setup is what an example server needs to run.
+// Setup is what an example server needs to run: the store, and with -rules
+// the rules; the server's main.go makes the one policy's limiter on the
+// store, with Config's algorithm, limit and key and Policy's options, as an
+// app does.
 type Setup struct {
 	// Name is the server's name, as its messages start.
 	Name   string
 	Config *Config
-	// Limiter is the one policy's limiter; nil with -rules.
+	// Limiter and Options are the one policy as the servers' main.go makes
+	// it (core.NewLimiter, Config.KeyFunc, Policy), for the tests and for
+	// programs that embed a Setup; nil with -rules.
 	Limiter *core.Limiter
-	// Options are for the adapter's New: key function, skip, fail mode, and
-	// the tiers, dry run, refunds and metrics observer the flags ask for; nil
-	// with -rules.
 	Options []httplimit.Option
 	// Rules is the rules in force with -rules, kept in step with the file or
 	// with Redis until Close; nil without -rules.
