@@ -116,22 +116,6 @@ func (c *Config) KeyFunc() (keyfuncs.Func, error) {
 	}
 }
 
-// behaviourOptions are the options of -fail closed, -dry-run and
-// -count-only-failures, which every policy takes, with or without -rules.
-func (c *Config) behaviourOptions() []httplimit.Option {
-	var opts []httplimit.Option
-	if c.FailClosed {
-		opts = append(opts, httplimit.WithFailClosed())
-	}
-	if c.DryRun {
-		opts = append(opts, httplimit.WithDryRun())
-	}
-	if c.CountOnlyFailures {
-		opts = append(opts, httplimit.WithRefund(func(status int) bool { return status < 400 }))
-	}
-	return opts
-}
-
 // failMode says what happens when the store fails: "open" or "closed", and
 // with -rules and -fail open, what each policy says.
 func (c *Config) failMode() string {
@@ -301,35 +285,6 @@ func (s *Setup) build(st core.Store) error {
 	}
 	s.Limiter, s.Options = lim, append([]httplimit.Option{httplimit.WithKey(key)}, opts...)
 	return nil
-}
-
-// Policy returns what the policy of lim takes besides its key: the limiter
-// to run, lim or under -tier its first tier (lim.Tier), and the options of
-// the other flags: /healthz (and /metrics) never limited, -fail closed,
-// -dry-run, -count-only-failures, the error log, the tiers
-// (httplimit.WithTiers) and the metrics observer. lim is the limiter of
-// -algorithm and -limit on Store.
-func (s *Setup) Policy(lim *core.Limiter) (*core.Limiter, []httplimit.Option, error) {
-	c := s.Config
-	opts := []httplimit.Option{httplimit.WithSkip(func(r keyfuncs.Request) bool { return c.skipped(r.Path()) })}
-	opts = append(opts, c.behaviourOptions()...)
-	opts = append(opts, httplimit.WithObserver(s.errLog))
-	if len(c.Tiers) > 0 {
-		first, others, err := c.tiers(lim)
-		if err != nil {
-			return nil, nil, err
-		}
-		pick, err := c.TierPick()
-		if err != nil {
-			return nil, nil, err
-		}
-		lim = first
-		opts = append(opts, httplimit.WithTiers(pick, others...))
-	}
-	if s.observer != nil {
-		opts = append(opts, httplimit.WithObserver(s.observer))
-	}
-	return lim, opts, nil
 }
 
 // Load parses args and builds the setup. It returns the exit status to use
