@@ -2,7 +2,6 @@ package fiber3mw
 
 import (
 	"context"
-	"net"
 	"strings"
 	"time"
 	"unsafe"
@@ -24,16 +23,7 @@ type request[C fiber.Ctx] struct{ c C }
 
 // RemoteAddr is the peer's IP (without the port, which costs an allocation
 // and which no key uses) or, for a connection that is not TCP, its address.
-func (v request[C]) RemoteAddr() string {
-	addr := v.c.RequestCtx().RemoteAddr()
-	if a, ok := addr.(*net.TCPAddr); ok {
-		if ip4 := a.IP.To4(); ip4 != nil {
-			return peers.ipv4(ip4)
-		}
-		return a.IP.String()
-	}
-	return addr.String()
-}
+func (v request[C]) RemoteAddr() string { return httplimit.PeerAddr(v.c.RequestCtx().RemoteAddr()) }
 
 func (v request[C]) Header(name string) string { return strings.Clone(v.c.Get(name)) }
 
@@ -106,7 +96,7 @@ func (v request[C]) HoldContext() context.Context { return v.c.RequestCtx() }
 // (httplimit.HangUpChecker), which fasthttp does not report while a handler
 // runs: a held request asks it now and then, with a peek at the socket that
 // neither waits nor consumes what the client sent.
-func (v request[C]) ClientHungUp() bool { return hungUp(v.c.RequestCtx().Conn()) }
+func (v request[C]) ClientHungUp() bool { return httplimit.ConnHungUp(v.c.RequestCtx().Conn()) }
 
 // ArrivedAt is the instant fasthttp read the request (httplimit.Arrival).
 func (v request[C]) ArrivedAt() time.Time { return v.c.RequestCtx().Time() }

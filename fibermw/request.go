@@ -2,7 +2,6 @@ package fibermw
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -22,16 +21,7 @@ type request struct{ c *fiber.Ctx }
 
 // RemoteAddr is the peer's IP (without the port, which costs an allocation
 // and which no key uses) or, for a connection that is not TCP, its address.
-func (v request) RemoteAddr() string {
-	addr := v.c.Context().RemoteAddr()
-	if a, ok := addr.(*net.TCPAddr); ok {
-		if ip4 := a.IP.To4(); ip4 != nil {
-			return peers.ipv4(ip4)
-		}
-		return a.IP.String()
-	}
-	return addr.String()
-}
+func (v request) RemoteAddr() string { return httplimit.PeerAddr(v.c.Context().RemoteAddr()) }
 
 func (v request) Header(name string) string { return strings.Clone(v.c.Get(name)) }
 
@@ -101,7 +91,7 @@ func (v request) HoldContext() context.Context { return v.c.Context() }
 // (httplimit.HangUpChecker), which fasthttp does not report while a handler
 // runs: a held request asks it now and then, with a peek at the socket that
 // neither waits nor consumes what the client sent.
-func (v request) ClientHungUp() bool { return hungUp(v.c.Context().Conn()) }
+func (v request) ClientHungUp() bool { return httplimit.ConnHungUp(v.c.Context().Conn()) }
 
 // ArrivedAt is the instant fasthttp read the request (httplimit.Arrival).
 func (v request) ArrivedAt() time.Time { return v.c.Context().Time() }

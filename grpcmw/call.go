@@ -2,7 +2,6 @@ package grpcmw
 
 import (
 	"context"
-	"net"
 	"strings"
 	"sync"
 	"unsafe"
@@ -74,13 +73,7 @@ func (c *call) RemoteAddr() string {
 	if !ok || p.Addr == nil {
 		return ""
 	}
-	if a, ok := p.Addr.(*net.TCPAddr); ok {
-		if ip4 := a.IP.To4(); ip4 != nil {
-			return peers.ipv4(ip4)
-		}
-		return a.IP.String()
-	}
-	return p.Addr.String()
+	return httplimit.PeerAddr(p.Addr)
 }
 
 // Header returns the first value of the incoming metadata entry name (gRPC

@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package fiber3mw
+package httplimit
 
 import (
 	"errors"
@@ -8,17 +8,17 @@ import (
 	"syscall"
 )
 
-// hungUp reports whether the client of c, a connection fasthttp serves, has
-// closed it: it peeks at one byte of the socket without waiting and without
-// consuming it (recv with MSG_PEEK|MSG_DONTWAIT), so fasthttp reads whatever
+// ConnHungUp reports whether the client of c has closed it, for a view's
+// HangUpChecker on a server that does not report hang-ups (fasthttp). It is
+// for adapter authors. It peeks at one byte of the socket without waiting and
+// without consuming it (recv with MSG_PEEK|MSG_DONTWAIT), so the server reads whatever
 // the client sent next, untouched. End of stream (the client closed or
 // half-closed the connection, as net/http's server also takes it) and a reset
 // mean gone; nothing to read, or bytes to read (a pipelined request, or under
 // TLS a record that may be the client's close_notify), mean present, as does
 // any connection that is not a socket. It never blocks, reads no deadline
-// and changes none. It is fibermw's check, copied: adapters import no other
-// adapter.
-func hungUp(c net.Conn) bool {
+// and changes none.
+func ConnHungUp(c net.Conn) bool {
 	if tc, ok := c.(interface{ NetConn() net.Conn }); ok {
 		c = tc.NetConn() // *tls.Conn: the TCP connection beneath
 	}

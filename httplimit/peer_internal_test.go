@@ -1,4 +1,4 @@
-package fibermw
+package httplimit
 
 import (
 	"encoding/binary"
@@ -7,15 +7,15 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
 )
 
 func TestPeerText(t *testing.T) {
 	var c peerCache
 	for _, ip := range []net.IP{net.IPv4(192, 0, 2, 1), net.IPv4(0, 0, 0, 0), net.IPv4(255, 255, 255, 255), net.IPv4(10, 0, 100, 9)} {
-		assert.Equal(t, ip.String(), c.ipv4(ip.To4()))
-		assert.Equal(t, ip.String(), c.ipv4(ip.To4()), "from the cache")
+		expect.Equal(t, ip.String(), c.ipv4(ip.To4()))
+		expect.Equal(t, ip.String(), c.ipv4(ip.To4()), "from the cache")
 	}
 }
 
@@ -50,13 +50,13 @@ func TestPeerCacheCollisions(t *testing.T) {
 			break
 		}
 	}
-	require.NotNil(t, other, "no address shares a slot with %v", first)
+	must.NotNil(t, other, "no address shares a slot with %v", first)
 	a := c.ipv4(first)
 	b := c.ipv4(other)
-	assert.Equal(t, other.String(), b)
-	assert.Equal(t, first.String(), c.ipv4(first))
-	assert.Equal(t, first.String(), a, "earlier text unchanged")
-	assert.Equal(t, other.String(), b, "earlier text unchanged")
+	expect.Equal(t, other.String(), b)
+	expect.Equal(t, first.String(), c.ipv4(first))
+	expect.Equal(t, first.String(), a, "earlier text unchanged")
+	expect.Equal(t, other.String(), b, "earlier text unchanged")
 }
 
 // Many goroutines formatting colliding addresses each get their own text (run
