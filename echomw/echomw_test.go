@@ -8,66 +8,8 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/assert"
 
-	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/echomw"
-	"github.com/ratewarden/ratewarden/httplimit"
-	"github.com/ratewarden/ratewarden/keyfuncs"
-	"github.com/ratewarden/ratewarden/testing/adaptertest"
 )
-
-func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...httplimit.Option) (*adaptertest.Server, error) {
-	mw, err := echomw.New(lim, opts...)
-	if err != nil {
-		return nil, err
-	}
-	return appWith(mw, h), nil
-}
-
-// rulesApp is newApp around echomw.Middleware(rs), for the conformance cases
-// that run a Group (the rule-driven ones run in module testing/conformance).
-func rulesApp(_ *testing.T, rs httplimit.Handler, h adaptertest.Handler) (*adaptertest.Server, error) {
-	mw, err := echomw.Middleware(rs)
-	if err != nil {
-		return nil, err
-	}
-	return appWith(mw, h), nil
-}
-
-// appWith is the conformance app: mw on every route, h answering.
-func appWith(mw echo.MiddlewareFunc, h adaptertest.Handler) *adaptertest.Server {
-	e := echo.New()
-	e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			adaptertest.SetPeer(c.Request())
-			return next(c)
-		}
-	}, mw)
-	handle := func(c echo.Context) error {
-		d, ok := echomw.DecisionFrom(c)
-		body := h(d, ok)
-		status := adaptertest.Status(c.Request().Header.Get(adaptertest.StatusHeader))
-		if status >= 500 {
-			return echo.NewHTTPError(status) // the status Echo's error handler sends
-		}
-		return c.Blob(status, "text/plain; charset=utf-8", []byte(body))
-	}
-	for _, path := range []string{"/", "/health", "/users/:id"} {
-		e.GET(path, handle)
-		e.HEAD(path, handle)
-		e.POST(path, handle)
-	}
-	return adaptertest.HTTPServer(e)
-}
-
-func TestConformance(t *testing.T) {
-	adaptertest.Run(t, adaptertest.Adapter{New: newApp, Middleware: rulesApp, Disconnects: true, RenderJSON: renderJSON})
-}
-
-// renderJSON renders with Echo's c.JSON.
-func renderJSON(_ httplimit.ResponseWriter, r keyfuncs.Request, status int, body any) {
-	c, _ := echomw.Native(r)
-	_ = c.JSON(status, body)
-}
 
 // The one-line form limits per client IP and refuses a malformed literal at
 // once.

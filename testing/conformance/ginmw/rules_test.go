@@ -1,4 +1,4 @@
-package ginrules_test
+package ginmw_test
 
 import (
 	"testing"
@@ -8,15 +8,23 @@ import (
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/ginmw"
 	"github.com/ratewarden/ratewarden/httplimit"
+	"github.com/ratewarden/ratewarden/keyfuncs"
 	"github.com/ratewarden/ratewarden/rules"
 	"github.com/ratewarden/ratewarden/testing/adaptertest"
 )
 
 func init() { gin.SetMode(gin.ReleaseMode) }
 
-// rulesApp is the conformance app around ginmw.Middleware(rs), for
-// adaptertest.RunRules (a copy of the adapter's own test app: its tests
-// that need no rules stay in its module).
+func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...httplimit.Option) (*adaptertest.Server, error) {
+	mw, err := ginmw.New(lim, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return appWith(mw, h), nil
+}
+
+// rulesApp is newApp around ginmw.Middleware(rs), for the conformance cases
+// that run a Group and for adaptertest.RunRules.
 func rulesApp(_ *testing.T, rs httplimit.Handler, h adaptertest.Handler) (*adaptertest.Server, error) {
 	mw, err := ginmw.Middleware(rs)
 	if err != nil {
@@ -39,6 +47,16 @@ func appWith(mw gin.HandlerFunc, h adaptertest.Handler) *adaptertest.Server {
 		r.POST(path, handle)
 	}
 	return adaptertest.HTTPServer(r)
+}
+
+func TestConformance(t *testing.T) {
+	adaptertest.Run(t, adaptertest.Adapter{New: newApp, Middleware: rulesApp, Disconnects: true, RenderJSON: renderJSON})
+}
+
+// renderJSON renders with Gin's c.JSON.
+func renderJSON(_ httplimit.ResponseWriter, r keyfuncs.Request, status int, body any) {
+	c, _ := ginmw.Native(r)
+	c.JSON(status, body)
 }
 
 func TestConformanceWithRules(t *testing.T) {

@@ -1,4 +1,4 @@
-package fiber3rules_test
+package fibermw_test
 
 import (
 	"net"
@@ -7,12 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gofiber/fiber/v3"
+	"github.com/gofiber/fiber/v2"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewarden/ratewarden/core"
-	"github.com/ratewarden/ratewarden/fiber3mw"
+	"github.com/ratewarden/ratewarden/fibermw"
 	"github.com/ratewarden/ratewarden/httplimit"
+	"github.com/ratewarden/ratewarden/keyfuncs"
 	"github.com/ratewarden/ratewarden/rules"
 	"github.com/ratewarden/ratewarden/testing/adaptertest"
 )
@@ -21,13 +22,23 @@ import (
 type peerAddr string
 
 func (a peerAddr) Network() string { return "tcp" }
-func (a peerAddr) String() string  { return string(a) }
 
-// rulesApp is the conformance app around fiber3mw.Middleware(rs), for
-// adaptertest.RunRules (a copy of the adapter's own test app: its tests
-// that need no rules stay in its module).
+func (a peerAddr) String() string { return string(a) }
+
+// newApp serves the conformance app on a real loopback listener, so that a
+// client can hang up while its request is held.
+func newApp(t *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...httplimit.Option) (*adaptertest.Server, error) {
+	mw, err := fibermw.New(lim, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return appWith(t, mw, h), nil
+}
+
+// rulesApp is newApp around fibermw.Middleware(rs), for the conformance cases
+// that run a Group and for adaptertest.RunRules.
 func rulesApp(t *testing.T, rs httplimit.Handler, h adaptertest.Handler) (*adaptertest.Server, error) {
-	mw, err := fiber3mw.Middleware(rs)
+	mw, err := fibermw.Middleware(rs)
 	if err != nil {
 		return nil, err
 	}
@@ -37,18 +48,18 @@ func rulesApp(t *testing.T, rs httplimit.Handler, h adaptertest.Handler) (*adapt
 // appWith is the conformance app, mw on every route and h answering, on a
 // loopback listener.
 func appWith(t *testing.T, mw fiber.Handler, h adaptertest.Handler) *adaptertest.Server {
-	app := fiber.New(fiber.Config{ReadBufferSize: 1 << 20})
+	app := fiber.New(fiber.Config{ReadBufferSize: 1 << 20, DisableStartupMessage: true})
 	var inFlight sync.WaitGroup
-	app.Use(func(c fiber.Ctx) error {
+	app.Use(func(c *fiber.Ctx) error {
 		inFlight.Add(1)
 		defer inFlight.Done()
 		if p := c.Get(adaptertest.PeerHeader); p != "" {
-			c.RequestCtx().SetRemoteAddr(peerAddr(p))
+			c.Context().SetRemoteAddr(peerAddr(p))
 		}
 		return c.Next()
 	})
-	handle := func(c fiber.Ctx) error {
-		d, ok := fiber3mw.DecisionFrom(c)
+	handle := func(c *fiber.Ctx) error {
+		d, ok := fibermw.DecisionFrom(c)
 		body := h(d, ok)
 		status := adaptertest.Status(c.Get(adaptertest.StatusHeader))
 		if status >= 500 {
@@ -69,7 +80,7 @@ func appWith(t *testing.T, mw fiber.Handler, h adaptertest.Handler) *adaptertest
 func serveOnLoopback(t *testing.T, app *fiber.App, inFlight *sync.WaitGroup) *adaptertest.Server {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	go func() { _ = app.Listener(ln, fiber.ListenConfig{DisableStartupMessage: true}) }()
+	go func() { _ = app.Listener(ln) }()
 	tr := &http.Transport{}
 	client := &http.Client{Transport: tr}
 	return &adaptertest.Server{
@@ -89,6 +100,16 @@ func serveOnLoopback(t *testing.T, app *fiber.App, inFlight *sync.WaitGroup) *ad
 			_ = app.Shutdown()
 		},
 	}
+}
+
+func TestConformance(t *testing.T) {
+	adaptertest.Run(t, adaptertest.Adapter{New: newApp, Middleware: rulesApp, RenderJSON: renderJSON, Disconnects: true})
+}
+
+// renderJSON renders with Fiber's c.JSON.
+func renderJSON(_ httplimit.ResponseWriter, r keyfuncs.Request, status int, body any) {
+	c, _ := fibermw.Native(r)
+	_ = c.Status(status).JSON(body)
 }
 
 func TestConformanceWithRules(t *testing.T) {

@@ -1,4 +1,4 @@
-package ginrules_test
+package echo5mw_test
 
 import (
 	"net/http"
@@ -6,32 +6,30 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gin-gonic/gin"
+	"github.com/labstack/echo/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewarden/ratewarden/core"
-	"github.com/ratewarden/ratewarden/ginmw"
+	"github.com/ratewarden/ratewarden/echo5mw"
 	"github.com/ratewarden/ratewarden/httplimit"
 	"github.com/ratewarden/ratewarden/rules"
 	"github.com/ratewarden/ratewarden/store/memory"
 )
 
-// routeApp is a Gin engine with mw on every route: GET on "/users/:id" and
-// "/files/*path", and POST "/login", answering 405 for a path routed under
-// another method; its handlers count their calls.
-func routeApp(mw gin.HandlerFunc, calls *int) *gin.Engine {
-	r := gin.New()
-	r.HandleMethodNotAllowed = true
-	r.Use(mw)
-	handle := func(c *gin.Context) {
+// routeApp is an Echo app with mw on every route: GET on "/users/:id" and
+// "/files/*", and on POST "/login"; its handlers count their calls.
+func routeApp(mw echo.MiddlewareFunc, calls *int) *echo.Echo {
+	e := echo.New()
+	e.Use(mw)
+	handle := func(c *echo.Context) error {
 		*calls++
-		c.String(http.StatusOK, "ok")
+		return c.String(http.StatusOK, "ok")
 	}
-	r.GET("/users/:id", handle)
-	r.GET("/files/*path", handle)
-	r.POST("/login", handle)
-	return r
+	e.GET("/users/:id", handle)
+	e.GET("/files/*", handle)
+	e.POST("/login", handle)
+	return e
 }
 
 // routeDocument limits each client to two requests a minute on the route
@@ -45,10 +43,10 @@ policies:
     limits: [2/m]
 `
 
-// Every path Gin's router sends to the handler of /users/:id is governed
-// by the route's policy: once /users/7 has spent the quota, a dot segment
-// that Gin takes as the parameter (which the rules resolve to "/") is
-// refused, and the handler never runs.
+// Every path Echo's router sends to the handler of /users/:id is governed
+// by the route's policy: once /users/7 has spent the quota, a raw dot
+// segment (which the rules resolve to "/"), a "..", and the rest of a path
+// that Echo gives the parameter are refused, and the handler never runs.
 func TestRoutePolicyGovernsEveryPathTheRouterSends(t *testing.T) {
 	doc, err := rules.Parse([]byte(routeDocument), "rules.yaml")
 	require.NoError(t, err)
@@ -57,18 +55,18 @@ func TestRoutePolicyGovernsEveryPathTheRouterSends(t *testing.T) {
 	t.Cleanup(func() { _ = st.Close() })
 	set, err := rules.New(st, doc, rules.WithClock(core.NewManualClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))))
 	require.NoError(t, err)
-	mw, err := ginmw.Middleware(set)
+	mw, err := echo5mw.Middleware(set)
 	require.NoError(t, err)
 	var calls int
-	r := routeApp(mw, &calls)
+	e := routeApp(mw, &calls)
 	for range 2 {
 		rec := httptest.NewRecorder()
-		r.ServeHTTP(rec, httptest.NewRequest("GET", "/users/7", nil))
+		e.ServeHTTP(rec, httptest.NewRequest("GET", "/users/7", nil))
 		require.Equal(t, http.StatusOK, rec.Code)
 	}
-	for _, target := range []string{"/users/%2E%2E", "/users/.."} {
+	for _, target := range []string{"/users/%2E%2E", "/users/..", "/users/7/..", "/users/%2E%2E/%2E%2E/x", "/users/7/extra", "/users/7/x/"} {
 		rec := httptest.NewRecorder()
-		r.ServeHTTP(rec, httptest.NewRequest("GET", target, nil))
+		e.ServeHTTP(rec, httptest.NewRequest("GET", target, nil))
 		assert.Equal(t, http.StatusTooManyRequests, rec.Code, target)
 		assert.Contains(t, rec.Header().Get(httplimit.HeaderRateLimit), `"users";r=0;`, target)
 	}

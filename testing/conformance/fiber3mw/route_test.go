@@ -1,4 +1,4 @@
-package fiber3rules_test
+package fiber3mw_test
 
 import (
 	"net/http/httptest"

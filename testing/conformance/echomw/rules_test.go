@@ -1,4 +1,4 @@
-package echorules_test
+package echomw_test
 
 import (
 	"testing"
@@ -8,13 +8,21 @@ import (
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/echomw"
 	"github.com/ratewarden/ratewarden/httplimit"
+	"github.com/ratewarden/ratewarden/keyfuncs"
 	"github.com/ratewarden/ratewarden/rules"
 	"github.com/ratewarden/ratewarden/testing/adaptertest"
 )
 
-// rulesApp is the conformance app around echomw.Middleware(rs), for
-// adaptertest.RunRules (a copy of the adapter's own test app: its tests
-// that need no rules stay in its module).
+func newApp(_ *testing.T, lim *core.Limiter, h adaptertest.Handler, opts ...httplimit.Option) (*adaptertest.Server, error) {
+	mw, err := echomw.New(lim, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return appWith(mw, h), nil
+}
+
+// rulesApp is newApp around echomw.Middleware(rs), for the conformance cases
+// that run a Group and for adaptertest.RunRules.
 func rulesApp(_ *testing.T, rs httplimit.Handler, h adaptertest.Handler) (*adaptertest.Server, error) {
 	mw, err := echomw.Middleware(rs)
 	if err != nil {
@@ -47,6 +55,16 @@ func appWith(mw echo.MiddlewareFunc, h adaptertest.Handler) *adaptertest.Server 
 		e.POST(path, handle)
 	}
 	return adaptertest.HTTPServer(e)
+}
+
+func TestConformance(t *testing.T) {
+	adaptertest.Run(t, adaptertest.Adapter{New: newApp, Middleware: rulesApp, Disconnects: true, RenderJSON: renderJSON})
+}
+
+// renderJSON renders with Echo's c.JSON.
+func renderJSON(_ httplimit.ResponseWriter, r keyfuncs.Request, status int, body any) {
+	c, _ := echomw.Native(r)
+	_ = c.JSON(status, body)
 }
 
 func TestConformanceWithRules(t *testing.T) {

@@ -1,4 +1,4 @@
-package grpcrules_test
+package grpcmw_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package echo5rules_test
+package echomw_test
 
 import (
 	"net/http"
@@ -6,12 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labstack/echo/v5"
+	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/ratewarden/ratewarden/core"
-	"github.com/ratewarden/ratewarden/echo5mw"
+	"github.com/ratewarden/ratewarden/echomw"
 	"github.com/ratewarden/ratewarden/httplimit"
 	"github.com/ratewarden/ratewarden/rules"
 	"github.com/ratewarden/ratewarden/store/memory"
@@ -22,7 +22,7 @@ import (
 func routeApp(mw echo.MiddlewareFunc, calls *int) *echo.Echo {
 	e := echo.New()
 	e.Use(mw)
-	handle := func(c *echo.Context) error {
+	handle := func(c echo.Context) error {
 		*calls++
 		return c.String(http.StatusOK, "ok")
 	}
@@ -55,7 +55,7 @@ func TestRoutePolicyGovernsEveryPathTheRouterSends(t *testing.T) {
 	t.Cleanup(func() { _ = st.Close() })
 	set, err := rules.New(st, doc, rules.WithClock(core.NewManualClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))))
 	require.NoError(t, err)
-	mw, err := echo5mw.Middleware(set)
+	mw, err := echomw.Middleware(set)
 	require.NoError(t, err)
 	var calls int
 	e := routeApp(mw, &calls)

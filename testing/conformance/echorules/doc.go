@@ -1,5 +1,0 @@
-// Package echorules runs the rule-driven checks of a rules.Set against Echo
-// v4's router, through echomw. It holds tests only: they live in the
-// conformance module so that the adapter's own module requires its framework
-// and the root module alone, never the rules module.
-package echorules
