@@ -24,6 +24,11 @@ type Decision struct {
 	RetryAfter time.Duration
 	// Delay is how long an admitted leaky-bucket request waits for its turn.
 	Delay time.Duration
+	// Debt is what the key owes beyond an empty quota under Limit, after a
+	// settle charged more than it had (see Limiter.Settle and WithDebt): the
+	// meters' emission intervals, the windows' count above Rate. 0 for a
+	// limiter without a debt bound.
+	Debt int64
 
 	// at is the instant (µs since the epoch) the Limiter decided at, and
 	// spent the cost it asked for: what Limiter.Refund gives back against.

@@ -20,6 +20,7 @@ type plan struct {
 	params []params
 	ptrs   []*params // &params[i], as applyAll takes them
 	fp     uint64    // the fingerprint of alg and limits
+	debt   int64     // the Limiter's debt bound (WithDebt)
 }
 
 func newPlan(alg Algorithm, limits []Limit) (plan, error) {
@@ -39,7 +40,7 @@ func newPlan(alg Algorithm, limits []Limit) (plan, error) {
 // built by hand or its algorithm or limits were changed since.
 func (r *TakeRequest) prepared() *plan {
 	p := r.plan
-	if p == nil || p.alg != r.Algorithm || len(r.Limits) == 0 || len(r.Limits) != len(p.limits) {
+	if p == nil || p.alg != r.Algorithm || len(r.Limits) == 0 || len(r.Limits) != len(p.limits) || p.debt != r.MaxDebt {
 		return nil
 	}
 	if &r.Limits[0] != &p.limits[0] {
@@ -56,7 +57,10 @@ func (r *TakeRequest) prepared() *plan {
 func (r *TakeRequest) Decide(d *Decision, states []State, now int64) error {
 	p := r.prepared()
 	switch {
-	case p == nil || len(states) != len(r.Limits) || !validArgs(r.Algorithm, r.Cost, now):
+	case p == nil || r.Charge || len(states) != len(r.Limits) || !validArgs(r.Algorithm, r.Cost, now):
+		if r.Charge || r.MaxDebt != 0 {
+			return r.decideSettle(d, states, now)
+		}
 		if r.Cost < 0 {
 			return r.refund(d, states, now)
 		}
@@ -68,6 +72,9 @@ func (r *TakeRequest) Decide(d *Decision, states []State, now int64) error {
 	default:
 		r.Algorithm.applyAll(d, states, r.Limits, p.ptrs, r.Cost, now)
 	}
+	if p.debt != 0 {
+		d.Debt = r.Algorithm.debtOf(&states[d.Index], &p.params[d.Index], now)
+	}
 	return nil
 }
 
@@ -76,6 +83,9 @@ func (r *TakeRequest) Decide(d *Decision, states []State, now int64) error {
 // store to swap in, before it builds the Decision with Decide on the state it
 // loaded.
 func (r *TakeRequest) AdvanceWord(t, now int64) int64 {
+	if r.Charge {
+		return r.chargeWord(t, now)
+	}
 	if len(r.Limits) != 1 || !r.Algorithm.OneWord() || r.Cost == 0 || !validArgs(r.Algorithm, r.Cost, now) {
 		if r.Cost < 0 && len(r.Limits) == 1 && r.Algorithm.OneWord() {
 			return r.refundWord(t, now)
@@ -89,6 +99,7 @@ func (r *TakeRequest) AdvanceWord(t, now int64) int64 {
 	if err != nil {
 		return t
 	}
+	p.setDebt(r.Algorithm, max(0, r.MaxDebt))
 	return advanceWord(&p, t, r.Cost, now)
 }
 
@@ -96,8 +107,8 @@ func (r *TakeRequest) AdvanceWord(t, now int64) int64 {
 // cost fits, t when it does not, and t rebased to an empty meter at now when
 // a clock that stepped back left it further ahead than tau (see rebase).
 func advanceWord(p *params, t, cost, now int64) int64 {
-	if t-now > p.tau {
-		t = now + p.tau
+	if h := p.horizon(); t-now > h {
+		t = now + h
 	}
 	if cost > p.burst {
 		return t

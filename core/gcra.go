@@ -35,13 +35,13 @@ func meter(s *State, p *params, cost, now int64, commit, queue bool) Decision {
 // Index, so the one-word fast path copies no Decision around.
 func meterInto(d *Decision, s *State, p *params, cost, now int64, commit, queue bool) {
 	tat := max(s.T, now)
-	if tat-now > p.tau { // a clock that stepped back: empty at now (see rebase)
-		tat = now + p.tau
+	if h := p.horizon(); tat-now > h { // a clock that stepped back: empty at now (see rebase)
+		tat = now + h
 		if commit && cost > 0 {
 			s.T = tat
 		}
 	}
-	d.Delay = 0
+	d.Delay, d.Debt = 0, 0
 	if cost > p.burst {
 		d.Allowed, d.Exceeds = false, true
 		d.Remaining = max(0, p.divInterval(max(0, p.tau-(tat-now))))

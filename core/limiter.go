@@ -22,6 +22,8 @@ type Limiter struct {
 	// breaker stops asking a failing store for a while (see WithBreaker);
 	// nil when off. Tiers share their limiter's.
 	breaker *breaker
+	// debt is the debt bound of a settle (WithDebt); 0 when none.
+	debt int64
 }
 
 // Option configures a Limiter.
@@ -113,6 +115,10 @@ func (l *Limiter) setLimits(limits []Limit, first string, nameOf func(Limit) str
 	if err != nil {
 		return err
 	}
+	if err := checkDebt(l.alg, limits, l.debt); err != nil {
+		return err
+	}
+	p.setDebt(l.debt)
 	l.limits, l.plan, l.name = limits, p, limits[0].Name
 	return nil
 }
@@ -168,6 +174,7 @@ func (l *Limiter) AllowNAt(ctx context.Context, key string, n int64, arrival tim
 	}
 	d, err = l.store.Take(ctx, TakeRequest{
 		Key: key, Namespace: l.ns, Algorithm: l.alg, Limits: l.limits, Cost: n, Now: now, plan: &l.plan,
+		MaxDebt: l.debt,
 	})
 	if b := l.breaker; b != nil && (err != nil || probe || b.failures.Load() != 0) {
 		l.record(ctx, err, probe, now)

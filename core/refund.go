@@ -83,7 +83,7 @@ func (a Algorithm) refund(s *State, p *params, n, adm, now int64) {
 
 // refundMeter is a meter's state T after giving back n admitted at adm.
 func refundMeter(p *params, t, n, adm, now int64) int64 {
-	t = min(t, now+p.tau) // rebased first (see rebase): a refund never mints
+	t = min(t, now+p.horizon()) // rebased first (see rebase): a refund never mints
 	if t <= now || now-adm >= p.tau {
 		return t
 	}
@@ -132,6 +132,7 @@ func (r *TakeRequest) refundWord(t, now int64) int64 {
 		if buf, err = computeParams(r.Limits[0]); err != nil {
 			return t
 		}
+		buf.setDebt(r.Algorithm, max(0, r.MaxDebt))
 	} else {
 		buf = p.params[0]
 	}

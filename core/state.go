@@ -30,6 +30,9 @@ func micros(us int64) time.Duration { return time.Duration(us) * time.Microsecon
 // params are a limit's figures in microseconds, computed once per limit.
 type params struct {
 	rate, period, burst, interval, tau int64
+	// debt is the debt bound (WithDebt): µs beyond tau for the meters,
+	// counts above rate for the windows (see settle.go).
+	debt int64
 	// Division by interval without a divide instruction: for n < 2^53,
 	// n / interval == hi64(n * magic) >> shift (see divInterval).
 	magic uint64

@@ -38,6 +38,15 @@ type TakeRequest struct {
 	Now time.Time
 	// Admitted is a refund's admission instant, on Now's clock; zero is Now.
 	Admitted time.Time
+	// Charge makes a positive Cost a settle's charge (see Limiter.Settle):
+	// spent whether the limits admit it or not, up to MaxDebt beyond an
+	// empty quota, the rest forgiven; the decision is then a peek's.
+	Charge bool
+	// MaxDebt is the debt bound of the Limiter that built the request
+	// (WithDebt), carried by each of its requests: a meter's state up to
+	// MaxDebt intervals beyond empty, or a window's count up to Rate +
+	// MaxDebt, is a debt, not a clock that stepped back. 0 for none.
+	MaxDebt int64
 
 	// plan holds what the Limiter that built the request computed once for
 	// its algorithm and limits (see prepared).

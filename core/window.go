@@ -30,8 +30,8 @@ func (a Algorithm) rebase(s *State, p *params, now int64) {
 	case SlidingLog:
 		clampLog(s, now)
 	default:
-		if s.T-now > p.tau {
-			s.T = now + p.tau
+		if h := p.horizon(); s.T-now > h {
+			s.T = now + h
 		}
 	}
 }

@@ -65,8 +65,10 @@ func (r *TakeRequest) windowPlan(buf *params) (*params, WindowPacking, bool) {
 		if *buf, err = computeParams(r.Limits[0]); err != nil {
 			return nil, 0, false
 		}
+		buf.setDebt(r.Algorithm, max(0, r.MaxDebt))
 	}
-	pk, ok := packingOf(p.period, bits.Len64(uint64(p.rate)), r.Algorithm == SlidingWindow)
+	// A debt bound (settle.go) takes counts above Rate.
+	pk, ok := packingOf(p.period, bits.Len64(uint64(p.rate+p.debt)), r.Algorithm == SlidingWindow)
 	return p, pk, ok
 }
 
@@ -180,7 +182,7 @@ func (r *TakeRequest) AdvanceWindowWord(word, now int64) int64 {
 	switch {
 	case !ok || word < 0 || r.Cost == 0:
 		return word
-	case r.Cost < 0:
+	case r.Cost < 0 || r.Charge:
 		return r.refundWindowWord(pk, word, now)
 	case now < 0 || now > MaxTime:
 		return word
@@ -231,12 +233,13 @@ func windowIndex(p *params, i, now int64) int64 {
 	return now / p.period
 }
 
-// refundWindowWord is AdvanceWindowWord for a refund: the refund rules
-// applied to the unpacked state (see refund.go), packed again.
+// refundWindowWord is AdvanceWindowWord for a refund or a settle's charge:
+// the refund rules (see refund.go) or the charge (settle.go) applied to the
+// unpacked state, packed again.
 func (r *TakeRequest) refundWindowWord(pk WindowPacking, word, now int64) int64 {
 	st := [1]State{pk.Unpack(word)}
 	var d Decision
-	if r.refund(&d, st[:], now) != nil {
+	if r.Decide(&d, st[:], now) != nil {
 		return word
 	}
 	if next, ok := pk.Pack(st[0]); ok {
@@ -255,9 +258,9 @@ func (r *TakeRequest) DecideWindowWord(d *Decision, word, now int64) error {
 	if !ok {
 		return errNoWindowWord
 	}
-	if r.Cost < 0 || now < 0 || now > MaxTime {
+	if r.Cost < 0 || r.Charge || now < 0 || now > MaxTime {
 		st := [1]State{pk.Unpack(word)}
-		return r.Decide(d, st[:], now) // a refund, or Decide's error
+		return r.Decide(d, st[:], now) // a refund, a charge, or Decide's error
 	}
 	// applyPrepared's decision, without its rebase: the rebase is what the
 	// spend writes (AdvanceWindowWord's), and decide reads a window after
@@ -265,5 +268,8 @@ func (r *TakeRequest) DecideWindowWord(d *Decision, word, now int64) error {
 	s := pk.Unpack(word)
 	*d = r.Algorithm.decide(&s, p, r.Cost, now, false)
 	d.Limit, d.Index = r.Limits[0], 0
+	if p.debt != 0 {
+		d.Debt = r.Algorithm.debtOf(&s, p, now)
+	}
 	return nil
 }
