@@ -117,6 +117,9 @@ func (a Algorithm) ValidateLimit(l Limit) error {
 	if err := l.Validate(); err != nil {
 		return err
 	}
+	if l.Calendar != 0 && a != FixedWindow && a != SlidingWindow {
+		return fmt.Errorf("%w: %s cannot follow calendar %ss (its windows are not of one length); use fixed-window or sliding-window for %s", ErrInvalidLimit, a, l.Calendar, l)
+	}
 	if !a.usesBurst() && l.burst() != l.Rate {
 		return fmt.Errorf("%w: %s counts Rate per window and takes no burst (got burst %d for rate %d); use token-bucket, leaky-bucket or gcra for bursts", ErrInvalidLimit, a, l.Burst, l.Rate)
 	}

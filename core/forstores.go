@@ -148,6 +148,9 @@ func fingerprint(alg Algorithm, limits []Limit) uint64 {
 		lf := uint64(l.Rate)
 		lf = lf*0x100000001b3 ^ uint64(l.Period)
 		lf = mix64(lf*0x100000001b3 ^ uint64(l.EffectiveBurst()))
+		if l.Calendar != 0 {
+			lf ^= mix64(calendarHash(&l))
+		}
 		if i == 0 {
 			f ^= lf
 		} else {

@@ -35,6 +35,17 @@ type Limit struct {
 	// Name names the quota policy in the RateLimit-Policy header; empty means
 	// "default" for the first limit of a limiter and the limit's String for the others.
 	Name string
+	// Calendar, when set, aligns the windows to calendar days, weeks or months
+	// in Zone (see [CalendarUnit], [Monthly]); Period is then the unit's
+	// nominal length (24h, 168h, 720h; 0 means that), used for display only.
+	// Only the fixed and sliding windows take a calendar limit.
+	Calendar CalendarUnit
+	// Zone is a calendar limit's IANA time zone ("Europe/Berlin"); "" is UTC.
+	Zone string
+	// AnchorDay is the day a calendar month's windows start on (1 to 31; a
+	// month with fewer days starts on its last), or a calendar week's ISO
+	// weekday (1 Monday to 7 Sunday); 0 is the 1st, or Monday.
+	AnchorDay int
 }
 
 // PerSecond returns a limit of rate events per second, with a burst of rate.
@@ -60,6 +71,12 @@ func (l Limit) Named(name string) Limit { l.Name = name; return l }
 // Validate reports why l cannot be enforced, with an error wrapping
 // ErrInvalidLimit, or nil.
 func (l Limit) Validate() error {
+	if l.Calendar != 0 || l.Zone != "" || l.AnchorDay != 0 {
+		if err := l.validateCalendar(); err != nil {
+			return err
+		}
+		l.Period = l.Calendar.nominal()
+	}
 	switch {
 	case l.Rate <= 0:
 		return fmt.Errorf("%w: rate must be positive, got %d", ErrInvalidLimit, l.Rate)
@@ -109,13 +126,30 @@ func (l Limit) EmissionInterval() time.Duration {
 	return time.Duration(l.interval()) * time.Microsecond
 }
 
-// String formats l as ParseLimit reads it: "10/s", "100/m", "5/30s", and
-// "10/s burst 20" when the burst differs from the rate.
+// String formats l as ParseLimit reads it: "10/s", "100/m", "5/30s",
+// "10/s burst 20" when the burst differs from the rate, and for calendar
+// limits "10000/month", "500/week anchor 3", "1000/day in Europe/Berlin"
+// ("1000/day in UTC" for a calendar day in UTC).
 func (l Limit) String() string {
 	var b strings.Builder
 	b.WriteString(strconv.FormatInt(l.Rate, 10))
 	b.WriteByte('/')
-	b.WriteString(formatPeriod(l.Period))
+	if l.Calendar != 0 {
+		b.WriteString(l.Calendar.String())
+		switch {
+		case l.Zone != "":
+			b.WriteString(" in ")
+			b.WriteString(l.Zone)
+		case l.Calendar == CalendarDay:
+			b.WriteString(" in UTC") // "N/day" alone is 24 hours
+		}
+		if l.AnchorDay != 0 {
+			b.WriteString(" anchor ")
+			b.WriteString(strconv.Itoa(l.AnchorDay))
+		}
+	} else {
+		b.WriteString(formatPeriod(l.Period))
+	}
 	if bu := l.burst(); bu != l.Rate {
 		b.WriteString(" burst ")
 		b.WriteString(strconv.FormatInt(bu, 10))
@@ -168,10 +202,15 @@ func parsePeriod(s string) (time.Duration, bool) {
 }
 
 // ParseLimit reads a limit written as RATE/PERIOD, optionally followed by
-// " burst N": "10/s", "100/m", "1000/h", "5000/d", "5/30s", "100/1m30s",
+// " burst N" (and, for calendar limits, " in ZONE" and " anchor D"): "10/s", "100/m", "1000/h", "5000/d", "5/30s", "100/1m30s",
 // "10/s burst 20". PERIOD is a unit (ms, s, m, h, d, or sec, min, hr, hour,
 // day and their plurals), a whole multiple of one such as 15min or 7d, or a Go
-// duration such as 30s or 1h30m. Weeks and months are not units: a week is 7d. It returns an error wrapping
+// duration such as 30s or 1h30m. A calendar limit's PERIOD is week or month,
+// or day with a zone, and takes " in ZONE" (an IANA time zone; UTC when
+// absent) and " anchor D" (see [Limit.AnchoredOn]): "10000/month",
+// "500/week", "1000/day in Europe/Berlin", "10000/month in America/New_York
+// anchor 15". "1000/day" alone is 1000 per 24 hours (for the windows, days
+// from UTC midnight: a calendar day in UTC). It returns an error wrapping
 // ErrInvalidLimit for anything else, or for a limit that cannot be enforced.
 func ParseLimit(s string) (Limit, error) {
 	orig := s
@@ -179,20 +218,11 @@ func ParseLimit(s string) (Limit, error) {
 	bad := func(why string) (Limit, error) {
 		return Limit{}, fmt.Errorf("%w: %q: %s (want RATE/PERIOD such as 10/s, 100/m or 5/30s)", ErrInvalidLimit, truncate(orig), why)
 	}
-	var burst int64
-	if i := strings.Index(s, " burst "); i >= 0 {
-		b, err := strconv.ParseInt(strings.TrimSpace(s[i+len(" burst "):]), 10, 64)
-		if errors.Is(err, strconv.ErrRange) {
-			return bad("burst is out of range")
-		} else if err != nil {
-			return bad("burst is not a whole number")
-		}
-		if b <= 0 {
-			return bad("burst must be positive")
-		}
-		burst, s = b, strings.TrimSpace(s[:i])
+	head, cl, why := splitClauses(s)
+	if why != "" {
+		return bad(why)
 	}
-	rateStr, periodStr, ok := strings.Cut(s, "/")
+	rateStr, periodStr, ok := strings.Cut(head, "/")
 	if !ok {
 		return bad("no '/'")
 	}
@@ -202,14 +232,9 @@ func ParseLimit(s string) (Limit, error) {
 	} else if err != nil {
 		return bad("rate is not a whole number")
 	}
-	periodStr = strings.TrimSpace(periodStr)
-	period, ok := parsePeriod(periodStr)
-	if !ok {
-		return bad(badPeriod)
-	}
-	l := Limit{Rate: rate, Period: period, Burst: burst}
-	if burst == 0 {
-		l.Burst = rate
+	l, why := cl.limit(rate, strings.TrimSpace(periodStr))
+	if why != "" {
+		return bad(why)
 	}
 	if err := l.Validate(); err != nil {
 		why := strings.TrimPrefix(err.Error(), ErrInvalidLimit.Error()+": ")

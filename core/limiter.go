@@ -103,6 +103,9 @@ func (l *Limiter) setLimits(limits []Limit, first string, nameOf func(Limit) str
 		if limits[i].Burst == 0 {
 			limits[i].Burst = limits[i].Rate
 		}
+		if limits[i].Calendar != 0 && limits[i].Period == 0 {
+			limits[i].Period = limits[i].Calendar.nominal()
+		}
 		if limits[i].Name == "" {
 			limits[i].Name = first
 			if i > 0 {

@@ -59,7 +59,8 @@ func SameFigures(a, b []Limit) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].Rate != b[i].Rate || a[i].Period != b[i].Period || a[i].burst() != b[i].burst() {
+		if a[i].Rate != b[i].Rate || a[i].Period != b[i].Period || a[i].burst() != b[i].burst() ||
+			a[i].Calendar != b[i].Calendar || a[i].Zone != b[i].Zone || a[i].AnchorDay != b[i].AnchorDay {
 			return false
 		}
 	}
@@ -88,7 +89,7 @@ func (r *TakeRequest) Reexpress(states []State, from []Limit, now int64) {
 func (a Algorithm) reexpress(s *State, old, p *params, now int64) {
 	switch a {
 	case FixedWindow, SlidingWindow:
-		reexpressWindow(a, s, old.period, p, now)
+		reexpressWindow(a, s, old, p, now)
 	case SlidingLog:
 	default:
 		s.T = reexpressMeter(s.T, old.interval, p, now)
@@ -140,7 +141,7 @@ func (r *TakeRequest) ReexpressWindowWord(word int64, from WindowPacking, now in
 		return word
 	}
 	s := from.Unpack(word)
-	reexpressWindow(r.Algorithm, &s, from.period(), p, now)
+	reexpressWindow(r.Algorithm, &s, &params{period: from.period()}, p, now)
 	next, ok := pk.Pack(s)
 	if !ok {
 		next = 0
@@ -181,11 +182,15 @@ func reexpressMeter(t, old int64, p *params, now int64) int64 {
 	return now + min(x, p.tau)
 }
 
-// reexpressWindow maps a window's state, written with a period of old µs,
-// to the figures of p at now.
-func reexpressWindow(a Algorithm, s *State, old int64, p *params, now int64) {
-	if old != p.period && old > 0 {
-		used := windowUsage(a, s, old, now)
+// reexpressWindow maps a window's state, written under the figures old,
+// to the figures of p at now. A state written under a calendar is carried
+// by reexpressCalendar.
+func reexpressWindow(a Algorithm, s *State, old, p *params, now int64) {
+	switch {
+	case old.cal != nil:
+		reexpressCalendar(s, old, p, now)
+	case (old.period != p.period || p.cal != nil) && old.period > 0:
+		used := windowUsage(a, s, old.period, now)
 		*s = State{}
 		if used > 0 {
 			s.T, s.N = windowStart(p, now), used
@@ -239,7 +244,7 @@ func (r *TakeRequest) UnpackUnder(word int64, from WindowPacking, now int64) Sta
 	}
 	s := from.Unpack(word)
 	if p, err := r.onlyParams(); err == nil && (r.Algorithm == FixedWindow || r.Algorithm == SlidingWindow) {
-		reexpressWindow(r.Algorithm, &s, from.period(), &p, now)
+		reexpressWindow(r.Algorithm, &s, &params{period: from.period()}, &p, now)
 	}
 	return s
 }

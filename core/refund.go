@@ -69,7 +69,7 @@ func (a Algorithm) refund(s *State, p *params, n, adm, now int64) {
 	switch a {
 	case FixedWindow:
 		start := windowStart(p, now)
-		if s.T == start && adm-adm%p.period == start {
+		if s.T == start && windowStart(p, adm) == start {
 			s.N = max(0, s.N-n)
 		}
 	case SlidingWindow:
@@ -91,14 +91,15 @@ func refundMeter(p *params, t, n, adm, now int64) int64 {
 }
 
 func refundSlidingWindow(s *State, p *params, n, adm, now int64) {
-	start := windowStart(p, now)
-	admStart := adm - adm%p.period
+	w := p.window(now)
+	start := w.start
+	admStart := windowStart(p, adm)
 	switch {
 	case s.T == start && admStart == start:
 		s.N = max(0, s.N-n)
-	case s.T == start && admStart == start-p.period:
+	case s.T == start && admStart == w.prev:
 		s.P = max(0, s.P-n)
-	case s.T == start-p.period && admStart == s.T: // the state's window is now the previous one
+	case s.T == w.prev && admStart == s.T: // the state's window is now the previous one
 		s.N = max(0, s.N-n)
 	}
 }

@@ -37,6 +37,9 @@ type params struct {
 	// n / interval == hi64(n * magic) >> shift (see divInterval).
 	magic uint64
 	shift uint8
+	// cal is a calendar limit's calendar (nil for every other limit): its
+	// windows, not period, say where a window starts and ends.
+	cal *calendar
 }
 
 // paramsOf checks l and converts it into buf.
@@ -47,7 +50,15 @@ func paramsOf(l *Limit, buf *params) (*params, error) {
 }
 
 func computeParams(l Limit) (params, error) {
-	p := params{rate: l.Rate, period: l.periodMicros(), burst: l.burst()}
+	var cal *calendar
+	if l.Calendar != 0 || l.Zone != "" || l.AnchorDay != 0 {
+		var err error
+		if cal, err = calendarOf(&l); err != nil {
+			return params{}, err
+		}
+		l.Period = l.Calendar.nominal()
+	}
+	p := params{rate: l.Rate, period: l.periodMicros(), burst: l.burst(), cal: cal}
 	if p.rate <= 0 || l.Period <= 0 || l.Period > MaxPeriod || l.Period%time.Microsecond != 0 || l.Burst < 0 || p.rate > p.period {
 		return params{}, fmt.Errorf("%w: %d per %s", ErrInvalidLimit, l.Rate, l.Period)
 	}
@@ -237,10 +248,16 @@ func (a Algorithm) freshAt(s *State, l *Limit) int64 {
 		if s.N == 0 {
 			return 0
 		}
+		if l.Calendar != 0 {
+			return calendarFreshAt(s, l, false)
+		}
 		return s.T + p
 	case SlidingWindow:
 		if s.N == 0 && s.P == 0 {
 			return 0
+		}
+		if l.Calendar != 0 {
+			return calendarFreshAt(s, l, true)
 		}
 		return s.T + 2*p
 	case SlidingLog:

@@ -10,9 +10,25 @@ package core
 // after now are moved to now. For the meters it is a T beyond now + Burst
 // intervals (tau), moved back to now + tau: an empty bucket at now.
 
-// windowStart is the start of the aligned window holding now.
+// windowStart is the start of the window holding now: aligned to Period,
+// or the calendar's (see window).
 func windowStart(p *params, now int64) int64 {
+	if p.cal != nil {
+		return p.cal.window(now).start
+	}
 	return now - now%p.period
+}
+
+// window returns the window holding now: aligned to Period, or, for a
+// calendar limit, the calendar's day, week or month (whose lengths vary),
+// read from its cache.
+func (p *params) window(now int64) win {
+	if p.cal != nil {
+		return p.cal.window(now)
+	}
+	start := now - now%p.period
+	return win{before: start - 2*p.period, prev: start - p.period, start: start,
+		end: start + p.period, next: start + 2*p.period, after: start + 3*p.period}
 }
 
 // viewT is the window start of s as the algorithms read it at now: a window
@@ -48,21 +64,22 @@ func clampLog(s *State, now int64) {
 	}
 }
 
-// fixedWindow allows Rate per aligned window [k*Period, (k+1)*Period).
+// fixedWindow allows Rate per aligned window [k*Period, (k+1)*Period), or
+// per calendar window.
 func fixedWindow(s *State, p *params, cost, now int64, commit bool) Decision {
-	start := windowStart(p, now)
+	w := p.window(now)
+	start, end := w.start, w.end
 	var count int64
 	if viewT(s, start) == start {
 		count = s.N
 	}
-	end := start + p.period
 	reset := int64(0)
 	if count > 0 {
 		reset = end - now
 	}
 	switch {
 	case cost > p.rate:
-		return Decision{Exceeds: true, Remaining: max(0, p.rate-count), ResetAfter: micros(reset), RetryAfter: micros(p.period)}
+		return Decision{Exceeds: true, Remaining: max(0, p.rate-count), ResetAfter: micros(reset), RetryAfter: micros(end - start)}
 	case count+cost <= p.rate:
 		if commit && cost > 0 {
 			s.T, s.N = start, count+cost
@@ -81,26 +98,29 @@ func fixedWindow(s *State, p *params, cost, now int64, commit bool) Decision {
 //
 //	prev * (Period - e) / Period + cur + cost <= Rate.
 //
+// A calendar window's Period is the current window's length (a month after
+// February weighs February's count over the new month's days).
+//
 // The estimate is computed in float64 with the operations in a fixed order (and
 // conversions that forbid fused multiply-add), so the Lua scripts, whose numbers
 // are IEEE doubles, compute bit for bit the same value.
 func slidingWindow(s *State, p *params, cost, now int64, commit bool) Decision {
-	start := windowStart(p, now)
+	w := p.window(now)
+	start, length := w.start, w.end-w.start
 	var cur, prev int64
 	switch viewT(s, start) {
 	case start:
 		cur, prev = s.N, s.P
-	case start - p.period:
+	case w.prev:
 		prev = s.N
 	}
 	elapsed := max(0, now-start)
-	end := start + p.period
 	reset := func(cur, prev int64) int64 {
 		switch {
 		case cur > 0:
-			return end + p.period - now
+			return w.next - now
 		case prev > 0:
-			return end - now
+			return w.end - now
 		}
 		return 0
 	}
@@ -112,18 +132,18 @@ func slidingWindow(s *State, p *params, cost, now int64, commit bool) Decision {
 		return int64(r)
 	}
 	if cost > p.rate {
-		return Decision{Exceeds: true, Remaining: remaining(swEstimate(prev, cur, elapsed, p.period)),
-			ResetAfter: micros(reset(cur, prev)), RetryAfter: micros(p.period)}
+		return Decision{Exceeds: true, Remaining: remaining(swEstimate(prev, cur, elapsed, length)),
+			ResetAfter: micros(reset(cur, prev)), RetryAfter: micros(length)}
 	}
-	est := swEstimate(prev, cur+cost, elapsed, p.period)
+	est := swEstimate(prev, cur+cost, elapsed, length)
 	if est <= float64(p.rate) {
 		if commit && cost > 0 {
 			s.T, s.N, s.P = start, cur+cost, prev
 		}
 		return Decision{Allowed: true, Remaining: remaining(est), ResetAfter: micros(reset(cur+cost, prev))}
 	}
-	return Decision{Remaining: remaining(swEstimate(prev, cur, elapsed, p.period)),
-		ResetAfter: micros(reset(cur, prev)), RetryAfter: micros(swRetry(prev, cur, cost, start, now, p))}
+	return Decision{Remaining: remaining(swEstimate(prev, cur, elapsed, length)),
+		ResetAfter: micros(reset(cur, prev)), RetryAfter: micros(swRetry(prev, cur, cost, w, now, p.rate))}
 }
 
 // swEstimate is prev*(period-elapsed)/period + cur, in the order the Lua script
@@ -134,26 +154,26 @@ func swEstimate(prev, cur, elapsed, period int64) float64 {
 }
 
 // swRetry finds the first instant after now at which a request of cost would be
-// admitted, given counts prev and cur in the window starting at start. It solves
-// the inequality in closed form, then steps forward past any float rounding.
-func swRetry(prev, cur, cost, start, now int64, p *params) int64 {
+// admitted, given counts prev and cur in the window w. It solves the
+// inequality in closed form, then steps forward past any float rounding.
+func swRetry(prev, cur, cost int64, w win, now, rate int64) int64 {
+	l1, l2 := w.end-w.start, w.next-w.end
 	fits := func(t int64) bool {
-		e := t - start
 		switch {
-		case e < p.period:
-			return swEstimate(prev, cur+cost, e, p.period) <= float64(p.rate)
-		case e < 2*p.period:
-			return swEstimate(cur, cost, e-p.period, p.period) <= float64(p.rate)
+		case t < w.end:
+			return swEstimate(prev, cur+cost, t-w.start, l1) <= float64(rate)
+		case t < w.next:
+			return swEstimate(cur, cost, t-w.end, l2) <= float64(rate)
 		}
 		return true
 	}
 	var t int64
-	if cur+cost <= p.rate { // fits within this window once prev has decayed enough
-		need := float64(p.period) - float64(p.rate-cur-cost)*float64(p.period)/float64(prev)
-		t = start + int64(need)
+	if cur+cost <= rate { // fits within this window once prev has decayed enough
+		need := float64(l1) - float64(rate-cur-cost)*float64(l1)/float64(prev)
+		t = w.start + int64(need)
 	} else { // fits in the next window once cur, become prev, has decayed enough
-		need := float64(p.period) - float64(p.rate-cost)*float64(p.period)/float64(cur)
-		t = start + p.period + max(0, int64(need))
+		need := float64(l2) - float64(rate-cost)*float64(l2)/float64(cur)
+		t = w.end + max(0, int64(need))
 	}
 	t = max(t, now+1)
 	for !fits(t) {

@@ -54,8 +54,8 @@ func (r *TakeRequest) WindowPacking() (WindowPacking, bool) {
 // windowPlan returns r's figures (the Limiter's, or computed into buf) and
 // packing, and false when r's state does not pack.
 func (r *TakeRequest) windowPlan(buf *params) (*params, WindowPacking, bool) {
-	if len(r.Limits) != 1 || r.Algorithm != FixedWindow && r.Algorithm != SlidingWindow {
-		return nil, 0, false
+	if len(r.Limits) != 1 || r.Algorithm != FixedWindow && r.Algorithm != SlidingWindow || r.Limits[0].Calendar != 0 {
+		return nil, 0, false // a calendar's windows are no whole number of Periods
 	}
 	p := buf
 	if pl := r.prepared(); pl != nil {
