@@ -24,6 +24,9 @@ type Limiter struct {
 	breaker *breaker
 	// debt is the debt bound of a settle (WithDebt); 0 when none.
 	debt int64
+	// inflight holds the in-flight limit and its leases (see WithInFlight);
+	// nil when there is none.
+	inflight *inflightState
 }
 
 // Option configures a Limiter.

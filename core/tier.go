@@ -23,7 +23,7 @@ func (l *Limiter) Tier(name string, limit Limit, more ...Limit) (*Limiter, error
 	if err := validateName(name); err != nil {
 		return nil, err
 	}
-	t := &Limiter{alg: l.alg, store: l.store, clock: l.clock, sys: l.sys, ns: l.ns + "\x00" + name, breaker: l.breaker, debt: l.debt}
+	t := &Limiter{alg: l.alg, store: l.store, clock: l.clock, sys: l.sys, ns: l.ns + "\x00" + name, breaker: l.breaker, debt: l.debt, inflight: l.inflight}
 	limits := append(append(make([]Limit, 0, 1+len(more)), limit), more...)
 	err := t.setLimits(limits, name, func(lim Limit) string { return name + " " + lim.String() })
 	if err != nil {

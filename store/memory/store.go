@@ -27,6 +27,7 @@ type Store struct {
 	stop       chan struct{}
 	done       chan struct{}
 	closeOnce  sync.Once
+	inflight   inflightTable // the in-flight slots (inflight.go)
 }
 
 // Option configures a Store.
@@ -142,6 +143,7 @@ func New(opts ...Option) (*Store, error) {
 	}
 	// The bound is split exactly: the first maxKeys%shards shards hold one
 	// key more than the others.
+	s.inflight.bound = int64(c.maxKeys)
 	base, extra := c.maxKeys/c.shards, c.maxKeys%c.shards
 	for i := range s.shards {
 		s.shards[i].init(base+min(1, max(0, extra-i)), &s.seen, c.refuse)
@@ -280,4 +282,5 @@ func (s *Store) Sweep() {
 		sh.mu.Unlock()
 		runtime.Gosched()
 	}
+	s.inflight.sweep()
 }
