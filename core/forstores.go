@@ -96,7 +96,7 @@ func (r *TakeRequest) AdvanceWord(t, now int64) int64 {
 		return advanceWord(&pl.params[0], t, r.Cost, now)
 	}
 	p, err := computeParams(r.Limits[0])
-	if err != nil {
+	if err != nil || r.Limits[0].Calendar != 0 { // a meter takes no calendar: Decide says so
 		return t
 	}
 	p.setDebt(r.Algorithm, max(0, r.MaxDebt))

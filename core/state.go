@@ -218,6 +218,9 @@ func check(a Algorithm, l *Limit, cost, now int64, buf *params) (*params, error)
 	if now < 0 || now > MaxTime {
 		return nil, fmt.Errorf("%w: %d µs since the epoch", ErrClock, now)
 	}
+	if l.Calendar != 0 && a != FixedWindow && a != SlidingWindow {
+		return nil, a.ValidateLimit(*l) // the meters and the log take no calendar
+	}
 	return paramsOf(l, buf)
 }
 

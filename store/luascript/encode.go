@@ -125,6 +125,9 @@ type encodedLimit struct {
 	// The figures the scripts take: interval and tau for the meters, rate
 	// and period for the windows and the sliding log.
 	interval, tau, rate, period string
+	// calendar holds, for a calendar limit, its encoding with the bounds of
+	// the window last asked for (calendar.go).
+	calendar atomic.Pointer[calendarText]
 }
 
 // figures are a limit's values in whole microseconds, exactly as core's

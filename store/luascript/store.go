@@ -100,6 +100,9 @@ func buffers(n int) ([]string, []int64) {
 // returns an error wrapping ErrRedis. A request whose denial is in the local
 // cache is denied again without a call.
 func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, error) {
+	if hasCalendar(&req) {
+		return s.takeCalendar(ctx, req) // calendar.go
+	}
 	if req.Charge || req.MaxDebt != 0 {
 		return s.settle(ctx, req) // a settle's charge (settle.go)
 	}

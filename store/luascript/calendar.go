@@ -1,0 +1,120 @@
+package luascript
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/ratewarden/ratewarden/core"
+)
+
+// calendarScripts are the fixed and sliding window scripts of requests with
+// a calendar limit (calendar_lua.go), indexed by the algorithm.
+var calendarScripts = func() [core.GCRA + 1]*Script {
+	var s [core.GCRA + 1]*Script
+	s[core.FixedWindow] = newScript("fixed-window+calendar", calendarScript(false))
+	s[core.SlidingWindow] = newScript("sliding-window+calendar", calendarScript(true))
+	return s
+}()
+
+// CalendarScripts returns the scripts of requests with a calendar limit: the
+// fixed window's, then the sliding window's. A binding may SCRIPT LOAD them
+// ahead of use, as it may Scripts.
+func CalendarScripts() []*Script {
+	return []*Script{calendarScripts[core.FixedWindow], calendarScripts[core.SlidingWindow]}
+}
+
+// errCalendarClock is what a calendar request returns when Redis's clock is
+// more than a window away from this process's twice in a row.
+var errCalendarClock = errors.New("luascript: Redis's clock is more than a calendar window away from this process's")
+
+// hasCalendar reports whether req has a calendar limit.
+func hasCalendar(req *core.TakeRequest) bool {
+	for i := range req.Limits {
+		if req.Limits[i].Calendar != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// calendarText is a calendar limit's encoding with its bounds as the
+// second figure, kept by the limit's encodedLimit for the window it is for.
+type calendarText struct {
+	bounds core.CalendarBounds
+	enc    *encodedLimit
+}
+
+// withBounds returns e with b as its period figure (the text the calendar
+// scripts read), cached for as long as b stays the bounds.
+func (e *encodedLimit) withBounds(b core.CalendarBounds) *encodedLimit {
+	if c := e.calendar.Load(); c != nil && c.bounds == b {
+		return c.enc
+	}
+	buf := make([]byte, 0, 6*17)
+	for i, v := range b {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = strconv.AppendInt(buf, v, 10)
+	}
+	enc := &encodedLimit{fig: e.fig, interval: e.interval, tau: e.tau, rate: e.rate, period: string(buf)}
+	e.calendar.Store(&calendarText{bounds: b, enc: enc})
+	return enc
+}
+
+// takeCalendar is Take for a request with a calendar limit: one call of the
+// calendar script with each calendar limit's bounds around this process's
+// now (or the caller's, in caller-clock mode), and a second only when
+// Redis's clock is in none of the three windows they name. Denials are not
+// cached locally.
+func (s *Store) takeCalendar(ctx context.Context, req core.TakeRequest) (core.Decision, error) {
+	if req.Charge || req.MaxDebt != 0 {
+		return core.Decision{}, fmt.Errorf("%w: the Redis store does not yet combine a calendar limit with a debt (WithDebt)", core.ErrInvalidOption)
+	}
+	now := int64(-1) // the server's TIME
+	if s.cfg.callerClock {
+		now = core.Micros(req.Now)
+	}
+	var buf [maxStackLimits]*encodedLimit
+	encs, err := checkRequest(req, true, s.cfg.callerClock, now, buf[:0])
+	for i := 0; err == nil && i < len(req.Limits); i++ {
+		err = req.Algorithm.ValidateLimit(req.Limits[i])
+	}
+	if err != nil {
+		return core.Decision{}, err
+	}
+	at := now
+	if at < 0 {
+		at = core.Micros(s.now())
+	}
+	for range 2 {
+		if err := ctx.Err(); err != nil {
+			return core.Decision{}, fmt.Errorf("%w: %w", ErrRedis, err)
+		}
+		for i, e := range encs {
+			if b, ok := req.CalendarBounds(i, at); ok {
+				encs[i] = e.withBounds(b)
+			}
+		}
+		call := s.cfg.appendCall(make([]string, 0, 6+3*len(encs)), req, now, encs)
+		reply, err := s.backend.Eval(ctx, calendarScripts[req.Algorithm], call[:len(encs)], call[len(encs):], make([]int64, 0, 2+3*len(encs)))
+		if req.Cost < 0 {
+			s.dropKey(req)
+		}
+		if err != nil {
+			return core.Decision{}, fmt.Errorf("%w: %w", ErrRedis, err)
+		}
+		if len(reply) == 2 && reply[0] == -1 && reply[1] >= 0 && reply[1] <= core.MaxTime {
+			at = reply[1] // Redis's now is in none of the windows: send the bounds around it
+			continue
+		}
+		d, err := decode(req, reply)
+		if err != nil {
+			return core.Decision{}, fmt.Errorf("%w: %w", ErrRedis, err)
+		}
+		return d, nil
+	}
+	return core.Decision{}, fmt.Errorf("%w: %w", ErrRedis, errCalendarClock)
+}
