@@ -34,6 +34,7 @@ func Run(t *testing.T, newStore NewStore) {
 	t.Run("ClockStepsBack", func(t *testing.T) { RunClockStepsBack(t, newStore) })
 	t.Run("Edits", func(t *testing.T) { RunEdits(t, newStore) })
 	t.Run("Calendar", func(t *testing.T) { RunCalendar(t, newStore) })
+	t.Run("InFlight", func(t *testing.T) { RunInFlight(t, newStore) })
 	t.Run("Settle", func(t *testing.T) { RunSettle(t, newStore) })
 }
 
