@@ -46,7 +46,13 @@ func (t *tier) setLimitHeaders(limits []core.Limit) error {
 		if i > 0 {
 			policy.WriteString(", ")
 		}
-		fmt.Fprintf(&policy, `"%s";q=%d;w=%d`, l.Name, q, w)
+		if l.IsCalendar() {
+			// A calendar window has no one length (a month is 28 to 31 days):
+			// the draft's w is left out, and RateLimit's t tells the boundary.
+			fmt.Fprintf(&policy, `"%s";q=%d`, l.Name, q)
+		} else {
+			fmt.Fprintf(&policy, `"%s";q=%d;w=%d`, l.Name, q, w)
+		}
 	}
 	t.policyVals = []string{policy.String()}
 	return nil
