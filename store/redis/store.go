@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 
@@ -72,39 +73,72 @@ type scriptCmd struct{ *redis.Cmd }
 // NoRetry tells go-redis not to retry the command after a network error.
 func (scriptCmd) NoRetry() bool { return true }
 
-// Eval sends EVALSHA sha numkeys keys... args... and, on NOSCRIPT (the script
-// did not run), the same with EVAL and the source. ARGV goes as *string, which
-// go-redis writes as the string, so a decision boxes no argument but its keys
-// (command hooks that print arguments show ARGV as pointers).
-func (b backend) Eval(ctx context.Context, sc *luascript.Script, keys, args []string, dst []int64) ([]int64, error) {
-	cmdArgs := make([]any, 0, 3+len(keys)+len(args))
-	cmdArgs = append(cmdArgs, "evalsha", &sc.SHA1, len(keys))
-	for _, k := range keys {
-		cmdArgs = append(cmdArgs, k)
+// decisionCmd is a decision's script call: never sent twice, as a scriptCmd,
+// and its reply, an array of integers, read as an IntSliceCmd reads it:
+// straight into one []int64, where a Cmd would box every element.
+type decisionCmd struct{ *redis.IntSliceCmd }
+
+// NoRetry tells go-redis not to retry the command after a network error.
+func (decisionCmd) NoRetry() bool { return true }
+
+// String shows the call as Redis receives it (its arguments go as *string,
+// which go-redis's own formatting would print as addresses), for logs and
+// hooks that print a command.
+func (c decisionCmd) String() string {
+	var b strings.Builder
+	for i, arg := range c.Args() {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if s, ok := arg.(*string); ok {
+			b.WriteString(*s)
+		} else {
+			fmt.Fprint(&b, arg)
+		}
+	}
+	if err := c.Err(); err != nil {
+		fmt.Fprintf(&b, ": %v", err)
+	} else {
+		fmt.Fprintf(&b, ": %v", c.Val())
+	}
+	return b.String()
+}
+
+// newDecisionCmd builds verb (EVALSHA or EVAL) of script with keys and args.
+// Every argument but the number of keys goes as *string, which go-redis
+// writes (and a cluster or ring client hashes) as the string, so the call
+// allocates its argument slice and the command, and boxes nothing. The first
+// key's position is set, so a cluster client does not format the number of
+// keys to find it.
+func newDecisionCmd(ctx context.Context, verb any, script *string, keys, args []string) decisionCmd {
+	cmdArgs := make([]any, 3+len(keys)+len(args))
+	cmdArgs[0], cmdArgs[1], cmdArgs[2] = verb, script, len(keys)
+	for i := range keys {
+		cmdArgs[3+i] = &keys[i]
 	}
 	for i := range args {
-		cmdArgs = append(cmdArgs, &args[i])
+		cmdArgs[3+len(keys)+i] = &args[i]
 	}
-	cmd := scriptCmd{redis.NewCmd(ctx, cmdArgs...)}
+	cmd := redis.NewIntSliceCmd(ctx, cmdArgs...)
+	if len(keys) > 0 {
+		cmd.SetFirstKeyPos(3)
+	}
+	return decisionCmd{cmd}
+}
+
+// Eval sends EVALSHA sha numkeys keys... args... and, on NOSCRIPT (the script
+// did not run), the same with EVAL and the source, and appends the reply's
+// integers to dst. A reply that is not an array of integers is an error (a
+// null element, which no script sends, reads as 0, as go-redis reads it).
+func (b backend) Eval(ctx context.Context, sc *luascript.Script, keys, args []string, dst []int64) ([]int64, error) {
+	cmd := newDecisionCmd(ctx, "evalsha", &sc.SHA1, keys, args)
 	err := b.client.Process(ctx, cmd)
 	if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") { // guarded: the check allocates
-		eval := append([]any{"eval", sc.Source}, cmdArgs[2:]...)
-		cmd = scriptCmd{redis.NewCmd(ctx, eval...)}
+		cmd = newDecisionCmd(ctx, "eval", &sc.Source, keys, args)
 		err = b.client.Process(ctx, cmd)
 	}
 	if err != nil {
 		return dst, err
 	}
-	vals, ok := cmd.Val().([]any)
-	if !ok {
-		return dst, fmt.Errorf("reply is %T, not an array", cmd.Val())
-	}
-	for i, v := range vals {
-		n, ok := v.(int64)
-		if !ok {
-			return dst, fmt.Errorf("reply value %d is %T, not an integer", i, v)
-		}
-		dst = append(dst, n)
-	}
-	return dst, nil
+	return append(dst, cmd.Val()...), nil
 }
