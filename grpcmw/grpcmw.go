@@ -122,12 +122,14 @@ func (i *Interceptor) unary(ctx context.Context, req any, info *grpc.UnaryServer
 	if err != nil {
 		return nil, err
 	}
-	resp, err := handler(pass.Context(), req)
-	if pass.WantsStatus() {
-		settle(ctx, info.FullMethod, pass, err, func(md metadata.MD) {
-			_ = grpc.SetTrailer(ctx, md) // fails only once the call ended
-		})
+	if !pass.WantsStatus() {
+		return handler(pass.Context(), req)
 	}
+	hctx, sent := recordUnary(pass.Context()) // what the handler sets, for a settle (settle.go)
+	resp, err := handler(hctx, req)
+	settle(ctx, info.FullMethod, pass, err, sent, func(md metadata.MD) {
+		_ = grpc.SetTrailer(ctx, md) // fails only once the call ended
+	})
 	return resp, err
 }
 
@@ -153,23 +155,28 @@ func (i *Interceptor) stream(srv any, ss grpc.ServerStream, info *grpc.StreamSer
 	if nctx := pass.Context(); nctx != ctx || i.messages {
 		ss = &limitedStream{ServerStream: ss, ctx: nctx, base: ctx, method: info.FullMethod, i: i}
 	}
+	var sent *sentMD
+	if pass.WantsStatus() { // what the handler sets, for a settle (settle.go)
+		sent = &sentMD{}
+		ss = &recordingStream{ServerStream: ss, sent: sent}
+	}
 	err = handler(srv, ss)
 	if pass.WantsStatus() {
-		settle(ctx, info.FullMethod, pass, err, ss.SetTrailer)
+		settle(ctx, info.FullMethod, pass, err, sent, ss.SetTrailer)
 	}
 	return err
 }
 
-// settle settles a refunding call's refund once its handler returned with
-// err, and finishes it. gRPC sends the header metadata before the status is
-// known (with the first response message, or when the handler sends it),
-// so the header tells the quota before the refund; a call the refund gave
-// its cost back gets the rate-limit fields after the refund in its trailer,
-// which goes out with the status.
-func settle(ctx context.Context, method string, pass httplimit.Pass, err error, setTrailer func(metadata.MD)) {
+// settle settles a call's refund or cost (read from sent, the metadata its
+// handler set) once its handler returned with err, and finishes it. gRPC
+// sends the header metadata before the status is known (with the first
+// response message, or when the handler sends it), so the header tells the
+// quota before the settle; a call the settle changed gets the rate-limit
+// fields after it in its trailer, which goes out with the status.
+func settle(ctx context.Context, method string, pass httplimit.Pass, err error, sent *sentMD, setTrailer func(metadata.MD)) {
 	code := HTTPStatus(status.Code(err))
 	c := newCall(ctx, method)
-	pass.Settle(code, c)
+	pass.Settle(code, settleWriter{c, sent})
 	if md := c.headerMD(); md != nil {
 		setTrailer(md)
 	}

@@ -44,6 +44,11 @@ const (
 	// Retry-After of the time until the breaker probes the store again
 	// (WithFailClosed), at once instead of after the store timeout.
 	OutcomeBreakerOpen
+	// OutcomeSettled: the request's reserved cost was settled at its real
+	// cost after its handler ran (WithSettle, WithSettleHeader): Event.Settled
+	// is the difference, Decision the state after it (its Debt what the key
+	// owes); or the settle failed (Err).
+	OutcomeSettled
 )
 
 var outcomeNames = [...]string{
@@ -57,6 +62,7 @@ var outcomeNames = [...]string{
 	OutcomeRefunded:     "refunded",
 	OutcomeStoreFull:    "store_full",
 	OutcomeBreakerOpen:  "breaker_open",
+	OutcomeSettled:      "settled",
 }
 
 // Outcomes returns every Outcome, in order: for an observer that registers
@@ -65,7 +71,7 @@ func Outcomes() []Outcome {
 	return []Outcome{
 		OutcomeAllowed, OutcomeDenied, OutcomeDryRunDenied, OutcomeFailedOpen,
 		OutcomeFailedClosed, OutcomeKeyError, OutcomeSkipped, OutcomeRefunded,
-		OutcomeStoreFull, OutcomeBreakerOpen,
+		OutcomeStoreFull, OutcomeBreakerOpen, OutcomeSettled,
 	}
 }
 
@@ -103,6 +109,9 @@ type Event struct {
 	// OutcomeRefunded (the refund follows the handler) and behind
 	// NonBlocking.
 	Request keyfuncs.Request
+	// Settled is, for OutcomeSettled, what the settle charged (positive) or
+	// gave back (negative): the real cost minus the reservation; 0 otherwise.
+	Settled int64
 }
 
 // Observer sees every decision a policy makes (WithObserver): to count them,

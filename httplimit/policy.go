@@ -23,8 +23,8 @@ type Policy struct {
 	observer   Observer // nil: no event is built, no latency measured
 	skip       func(keyfuncs.Request) bool
 	cost       func(keyfuncs.Request) int64
-	pick       keyfuncs.Func         // WithTiers: names the request's tier
-	refund     func(status int) bool // WithRefund
+	pick       keyfuncs.Func // WithTiers: names the request's tier
+	settle     *settler      // WithSettle, WithSettleHeader, WithRefund
 	failClosed bool
 	dryRun     bool
 	timeout    time.Duration
@@ -218,7 +218,7 @@ func (p *Policy) admit(o *outcome, r keyfuncs.Request, cost int64, latency time.
 	if p.onAllowed {
 		p.setHeaders(o, &o.decision, true)
 	}
-	o.refund = p.refund != nil && cost > 0
+	o.refund = p.settle != nil && (cost > 0 || p.settle.charges())
 	if p.observer != nil {
 		p.observe(Event{Outcome: OutcomeAllowed, Policy: o.t.name, Decision: o.decision, StoreLatency: latency, Request: r})
 	}

@@ -8,8 +8,9 @@ import (
 )
 
 // WithRefund gives a request's cost back after its handler ran when
-// refund(status) holds for the response status: to count only failures, as
-// a login limit should,
+// refund(status) holds for the response status, a settle at 0 (see
+// WithSettle, which it replaces or is replaced by): to count only failures,
+// as a login limit should,
 //
 //	httplimit.WithRefund(func(status int) bool { return status < 400 })
 //
@@ -47,12 +48,13 @@ func WithRefund(refund func(status int) bool) Option {
 		if refund == nil {
 			return nilOption("refund predicate")
 		}
-		p.refund = refund
+		p.settle = &settler{refund: refund}
 		return nil
 	}
 }
 
-// refundNow gives o's cost back on the tier that admitted it and reports it.
+// refundNow gives o's cost back on the tier that admitted it and reports it:
+// a Group's rollback, when a later policy answered the request.
 // It returns the decision after the refund, and false when the refund
 // failed.
 func (p *Policy) refundNow(ctx context.Context, o *outcome, sp spend) (core.Decision, bool) {

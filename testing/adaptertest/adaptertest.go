@@ -286,6 +286,7 @@ var cases = []struct {
 	{"refund counts only failures", checkRefundCountsOnlyFailures, false},
 	{"refunded headers tell the refund", checkRefundedHeadersTellTheRefund, false},
 	{"refunded group headers tell the refund", checkRefundedGroupHeadersTellTheRefund, false},
+	{"settle reads the response header", checkSettleReadsTheResponseHeader, false},
 	{"denied handler renders through the framework", checkDeniedHandlerRendersThroughTheFramework, false},
 }
 
@@ -305,6 +306,7 @@ func NetHTTPApp(mw func(http.Handler) http.Handler, h Handler) *Server {
 	handler := mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		d, ok := httplimit.DecisionFromContext(r.Context())
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		SetCost(r.Header.Get(CostHeader), w.Header().Set)
 		w.WriteHeader(Status(r.Header.Get(StatusHeader)))
 		_, _ = w.Write([]byte(h(d, ok)))
 	}))

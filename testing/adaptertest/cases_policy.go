@@ -82,12 +82,14 @@ func checkEveryOutcomeReachesTheObserver(t *testing.T, a Adapter) {
 	tripped := start(t, a, failingStore{}, core.GCRA, core.PerMinute(1), []core.Option{core.WithBreaker(trip)}, httplimit.WithObserver(obs))
 	expect.Equal(t, 200, tripped.do("GET", "/", peerA).Status)
 	expect.Equal(t, 200, tripped.do("GET", "/", peerA).Status)
+	settled := start(t, a, nil, core.FixedWindow, core.PerMinute(5), nil, httplimit.WithObserver(obs), httplimit.WithSettleHeader(CostHeader))
+	expect.Equal(t, 200, settled.do("GET", "/", peerA, CostHeader, "3").Status)
 
 	for _, oc := range httplimit.Outcomes() {
 		want := 1
 		switch oc {
 		case httplimit.OutcomeAllowed:
-			want = 4 // two here, one in the dry run, one in the full store
+			want = 5 // two here, one in the dry run, one in the full store, one settled
 		case httplimit.OutcomeFailedOpen:
 			want = 2 // one here, one opening the breaker
 		}

@@ -44,6 +44,7 @@ func appWith(mw echo.MiddlewareFunc, h adaptertest.Handler) *adaptertest.Server 
 		d, ok := echo5mw.DecisionFrom(c)
 		body := h(d, ok)
 		status := adaptertest.Status(c.Request().Header.Get(adaptertest.StatusHeader))
+		adaptertest.SetCost(c.Request().Header.Get(adaptertest.CostHeader), c.Response().Header().Set)
 		if status >= 500 {
 			return echo.NewHTTPError(status, "") // the status Echo's error handler sends
 		}

@@ -62,6 +62,7 @@ func appWith(t *testing.T, mw fiber.Handler, h adaptertest.Handler) *adaptertest
 		d, ok := fibermw.DecisionFrom(c)
 		body := h(d, ok)
 		status := adaptertest.Status(c.Get(adaptertest.StatusHeader))
+		adaptertest.SetCost(c.Get(adaptertest.CostHeader), func(k, v string) { c.Set(k, v) })
 		if status >= 500 {
 			return fiber.NewError(status) // the status Fiber's error handler sends
 		}

@@ -39,6 +39,7 @@ func appWith(mw gin.HandlerFunc, h adaptertest.Handler) *adaptertest.Server {
 	r.Use(func(c *gin.Context) { adaptertest.SetPeer(c.Request) }, mw)
 	handle := func(c *gin.Context) {
 		d, ok := ginmw.DecisionFrom(c)
+		adaptertest.SetCost(c.GetHeader(adaptertest.CostHeader), c.Header)
 		c.String(adaptertest.Status(c.GetHeader(adaptertest.StatusHeader)), "%s", h(d, ok))
 	}
 	for _, path := range []string{"/", "/health", "/users/:id"} {
