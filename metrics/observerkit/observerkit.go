@@ -72,6 +72,42 @@ func CheckMaxPolicies(n int) error {
 	return nil
 }
 
+// Settings are what both observers' options set alike: the store-latency
+// histogram's buckets and the bound on the policies kept apart. An
+// observer's configuration embeds it, so that its WithBuckets and
+// WithMaxPolicies are one call each.
+type Settings struct {
+	// Buckets are the histogram's upper bounds, in seconds.
+	Buckets []float64
+	// MaxPolicies bounds the distinct policy values exported.
+	MaxPolicies int
+}
+
+// DefaultSettings returns DefaultBuckets and DefaultMaxPolicies.
+func DefaultSettings() Settings {
+	return Settings{Buckets: DefaultBuckets(), MaxPolicies: DefaultMaxPolicies}
+}
+
+// SetBuckets sets a copy of bounds as s.Buckets, or returns CheckBuckets'
+// error wrapping invalid (the observer's ErrInvalid).
+func (s *Settings) SetBuckets(bounds []float64, invalid error) error {
+	if err := CheckBuckets(bounds); err != nil {
+		return fmt.Errorf("%w: %v", invalid, err)
+	}
+	s.Buckets = append([]float64(nil), bounds...)
+	return nil
+}
+
+// SetMaxPolicies sets n as s.MaxPolicies, or returns CheckMaxPolicies'
+// error wrapping invalid (the observer's ErrInvalid).
+func (s *Settings) SetMaxPolicies(n int, invalid error) error {
+	if err := CheckMaxPolicies(n); err != nil {
+		return fmt.Errorf("%w: %v", invalid, err)
+	}
+	s.MaxPolicies = n
+	return nil
+}
+
 // Configure applies opts to c in order and returns the first error an
 // option returns, or, for a nil option, an error wrapping invalid (the
 // observer's ErrInvalid) that says "nil Option".

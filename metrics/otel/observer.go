@@ -84,7 +84,7 @@ func New(mp metric.MeterProvider, opts ...Option) (*Observer, error) {
 	o.duration, errs[1] = meter.Float64Histogram("ratewarden.store.duration",
 		metric.WithUnit("s"),
 		metric.WithDescription("Time a rate-limit decision spent in its store."),
-		metric.WithExplicitBucketBoundaries(c.buckets...))
+		metric.WithExplicitBucketBoundaries(c.Buckets...))
 	o.storeErrors, errs[2] = meter.Int64Counter("ratewarden.store.errors",
 		metric.WithUnit("{error}"),
 		metric.WithDescription("Rate-limit store calls that failed (the request then failed open or closed), and failed refunds."))
@@ -98,7 +98,7 @@ func New(mp metric.MeterProvider, opts ...Option) (*Observer, error) {
 	if err := errors.Join(errs[:]...); err != nil {
 		return nil, fmt.Errorf("otelmetrics: making the instruments: %w", err)
 	}
-	o.table = observerkit.NewPolicyTable(c.maxPolicies, OverflowPolicy, o.makeOptions)
+	o.table = observerkit.NewPolicyTable(c.MaxPolicies, OverflowPolicy, o.makeOptions)
 	return o, nil
 }
 

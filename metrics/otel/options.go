@@ -50,13 +50,12 @@ func DefaultBuckets() []float64 {
 type Option func(*config) error
 
 type config struct {
-	buckets     []float64
-	attrs       []attribute.KeyValue
-	maxPolicies int
+	observerkit.Settings
+	attrs []attribute.KeyValue
 }
 
 func newConfig(opts []Option) (config, error) {
-	c := config{buckets: DefaultBuckets(), maxPolicies: DefaultMaxPolicies}
+	c := config{Settings: observerkit.DefaultSettings()}
 	return c, observerkit.Configure(&c, opts, ErrInvalid)
 }
 
@@ -64,13 +63,7 @@ func newConfig(opts []Option) (config, error) {
 // that the store-duration histogram advises. They must be finite, above zero
 // and strictly increasing; at least one.
 func WithBuckets(bounds ...float64) Option {
-	return func(c *config) error {
-		if err := observerkit.CheckBuckets(bounds); err != nil {
-			return fmt.Errorf("%w: %v", ErrInvalid, err)
-		}
-		c.buckets = append([]float64(nil), bounds...)
-		return nil
-	}
+	return func(c *config) error { return c.SetBuckets(bounds, ErrInvalid) }
 }
 
 // WithAttributes adds attributes with fixed values to every measurement, to
@@ -97,11 +90,5 @@ func WithAttributes(attrs ...attribute.KeyValue) Option {
 // policy it sees after the first n are counted under OverflowPolicy. n must be
 // at least 1.
 func WithMaxPolicies(n int) Option {
-	return func(c *config) error {
-		if err := observerkit.CheckMaxPolicies(n); err != nil {
-			return fmt.Errorf("%w: %v", ErrInvalid, err)
-		}
-		c.maxPolicies = n
-		return nil
-	}
+	return func(c *config) error { return c.SetMaxPolicies(n, ErrInvalid) }
 }

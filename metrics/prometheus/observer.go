@@ -96,7 +96,7 @@ func New(reg prometheus.Registerer, opts ...Option) (*Observer, error) {
 			Name:        "store_latency_seconds",
 			Help:        "Time a rate-limit decision spent in its store, in seconds, by policy.",
 			ConstLabels: c.constLabels,
-			Buckets:     c.buckets,
+			Buckets:     c.Buckets,
 		}, []string{labelPolicy}),
 		storeErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace:   c.namespace,
@@ -112,7 +112,7 @@ func New(reg prometheus.Registerer, opts ...Option) (*Observer, error) {
 		}, []string{labelPolicy}),
 	}
 	o.rules = newRulesMetric(c)
-	o.table = observerkit.NewPolicyTable(c.maxPolicies, OverflowPolicy, o.resolve)
+	o.table = observerkit.NewPolicyTable(c.MaxPolicies, OverflowPolicy, o.resolve)
 	if err := reg.Register(o); err != nil {
 		return nil, fmt.Errorf("prommetrics: registering the observer's metrics: %w", err)
 	}

@@ -45,14 +45,13 @@ func DefaultBuckets() []float64 {
 type Option func(*config) error
 
 type config struct {
+	observerkit.Settings
 	namespace   string
-	buckets     []float64
 	constLabels prometheus.Labels
-	maxPolicies int
 }
 
 func newConfig(opts []Option) (config, error) {
-	c := config{namespace: DefaultNamespace, buckets: DefaultBuckets(), maxPolicies: DefaultMaxPolicies}
+	c := config{Settings: observerkit.DefaultSettings(), namespace: DefaultNamespace}
 	return c, observerkit.Configure(&c, opts, ErrInvalid)
 }
 
@@ -77,13 +76,7 @@ func WithNamespace(ns string) Option {
 // store-latency histogram. They must be finite, above zero and strictly
 // increasing; at least one.
 func WithBuckets(bounds ...float64) Option {
-	return func(c *config) error {
-		if err := observerkit.CheckBuckets(bounds); err != nil {
-			return fmt.Errorf("%w: %v", ErrInvalid, err)
-		}
-		c.buckets = append([]float64(nil), bounds...)
-		return nil
-	}
+	return func(c *config) error { return c.SetBuckets(bounds, ErrInvalid) }
 }
 
 // WithConstLabels adds labels with fixed values to every metric, to tell
@@ -117,11 +110,5 @@ func WithConstLabels(labels prometheus.Labels) Option {
 // policy it sees after the first n are counted under OverflowPolicy. n must be
 // at least 1.
 func WithMaxPolicies(n int) Option {
-	return func(c *config) error {
-		if err := observerkit.CheckMaxPolicies(n); err != nil {
-			return fmt.Errorf("%w: %v", ErrInvalid, err)
-		}
-		c.maxPolicies = n
-		return nil
-	}
+	return func(c *config) error { return c.SetMaxPolicies(n, ErrInvalid) }
 }
