@@ -83,6 +83,8 @@ type (
 		Unlimited         bool            `json:"unlimited,omitempty"`
 		Replaces          []string        `json:"replaces,omitempty"`
 		Overrides         []canonOverride `json:"overrides,omitempty"`
+		TimeZone          string          `json:"time_zone,omitempty"`
+		AnchorDay         int             `json:"anchor_day,omitempty"`
 	}
 	canonMatch struct {
 		Paths    []string      `json:"paths,omitempty"`
@@ -101,10 +103,13 @@ type (
 		Name string `json:"name,omitempty"`
 	}
 	canonLimit struct {
-		Rate     int64  `json:"rate"`
-		PeriodNS int64  `json:"period_ns"`
-		Burst    int64  `json:"burst"`
-		Name     string `json:"name,omitempty"`
+		Rate      int64  `json:"rate"`
+		PeriodNS  int64  `json:"period_ns"`
+		Burst     int64  `json:"burst"`
+		Name      string `json:"name,omitempty"`
+		Calendar  string `json:"calendar,omitempty"`
+		Zone      string `json:"zone,omitempty"`
+		AnchorDay int    `json:"anchor_day,omitempty"`
 	}
 	canonTiers struct {
 		By      canonKeyPart `json:"by"`
@@ -128,7 +133,7 @@ func canonicalPolicy(p *Policy) canonPolicy {
 	c := canonPolicy{
 		Name: p.Name, Limits: canonicalLimits(p.Limits), Cost: p.Cost,
 		FailClosed: p.FailClosed, DryRun: p.DryRun, CountFailuresOnly: p.CountFailuresOnly,
-		Unlimited: p.Unlimited, Replaces: p.Replaces,
+		Unlimited: p.Unlimited, Replaces: p.Replaces, TimeZone: p.TimeZone, AnchorDay: p.AnchorDay,
 	}
 	if m := p.Match; len(m.Paths)+len(m.Prefixes)+len(m.Methods)+len(m.Hosts)+len(m.Headers) > 0 {
 		c.Match = &canonMatch{Paths: m.Paths, Prefixes: m.Prefixes, Methods: m.Methods, Hosts: m.Hosts}
@@ -168,7 +173,11 @@ func canonicalLimits(limits []core.Limit) []canonLimit {
 		if burst == 0 {
 			burst = l.Rate
 		}
-		out[i] = canonLimit{Rate: l.Rate, PeriodNS: int64(l.Period / time.Nanosecond), Burst: burst, Name: l.Name}
+		out[i] = canonLimit{Rate: l.Rate, PeriodNS: int64(l.Period / time.Nanosecond), Burst: burst, Name: l.Name,
+			Zone: l.Zone, AnchorDay: l.AnchorDay}
+		if l.Calendar != 0 {
+			out[i].Calendar = l.Calendar.String()
+		}
 	}
 	return out
 }

@@ -91,6 +91,16 @@ type Policy struct {
 	// Overrides give named keys their own limits, or no limit, or none at
 	// all (blocked).
 	Overrides []Override
+	// TimeZone ("time_zone") is the IANA time zone of the policy's calendar
+	// limits that name none (N/month, N/week; N/day becomes a calendar day
+	// in it); Parse sets it into those limits (a Document built in Go sets
+	// its limits' Zone itself).
+	TimeZone string
+	// AnchorDay ("anchor_day") is the day the policy's monthly limits start
+	// on (1 to 31; a month with fewer days starts on its last), or its
+	// weekly limits' ISO weekday (1 to 7); Parse sets it into those limits
+	// (a Document built in Go sets its limits' AnchorDay itself).
+	AnchorDay int
 }
 
 // Match says which requests a policy applies to. Within a field, any listed

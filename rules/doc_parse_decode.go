@@ -83,6 +83,9 @@ func (d *decoder) policy(n *yaml.Node, at *path, p *Policy) map[string]bool {
 		mark("limits", "tiers")
 		return failed
 	}
+	if bad := d.policyCalendar(present, at, p); bad != nil {
+		mark(bad...)
+	}
 	if p.Tiers != nil {
 		p.Limits = tierLimits(p.Tiers, p.Tiers.Default)
 	}
