@@ -16,7 +16,9 @@ var cmdKeyShow = &command{
 	short: "show a key's counters under a policy",
 	long: `Shows KEY's state under the policy POLICY of the rules Redis holds, without
 spending anything: for each of the policy's tiers (or the key's override),
-the limit that governs it, what remains and when it is whole again. POLICY
+the limit that governs it, what remains and when it is whole again (for a
+calendar quota, what remains until the calendar boundary, and the
+boundary's instant in the quota's time zone). POLICY
 may name one tier as POLICY/TIER. KEY is exactly what the policy's key
 produces: an IP address (an IPv6 client's /64, such as 2001:db8::/64), an
 API key, a user id. Exits 1 when Redis holds no rules, or the policy or tier
@@ -71,6 +73,9 @@ func peekLine(r rules.PeekResult) string {
 		return r.Name + ": unlimited"
 	}
 	d := r.Decision
+	if d.Limit.IsCalendar() {
+		return calendarPeekLine(r.Name, d, time.Now()) // calendar_show.go
+	}
 	return fmt.Sprintf("%s: %s: remaining %d, whole again in %s", r.Name, d.Limit, d.Remaining, d.ResetAfter.Round(time.Millisecond))
 }
 
