@@ -22,6 +22,8 @@ type Limiter struct {
 	// breaker stops asking a failing store for a while (see WithBreaker);
 	// nil when off. Tiers share their limiter's.
 	breaker *breaker
+	// blockFor is the penalty box's duration (WithBlockFor); 0 when off.
+	blockFor time.Duration
 	// debt is the debt bound of a settle (WithDebt); 0 when none.
 	debt int64
 	// inflight holds the in-flight limit and its leases (see WithInFlight);
@@ -180,7 +182,7 @@ func (l *Limiter) AllowNAt(ctx context.Context, key string, n int64, arrival tim
 	}
 	d, err = l.store.Take(ctx, TakeRequest{
 		Key: key, Namespace: l.ns, Algorithm: l.alg, Limits: l.limits, Cost: n, Now: now, plan: &l.plan,
-		MaxDebt: l.debt,
+		MaxDebt: l.debt, BlockFor: l.blockFor,
 	})
 	if b := l.breaker; b != nil && (err != nil || probe || b.failures.Load() != 0) {
 		l.record(ctx, err, probe, now)

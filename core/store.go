@@ -47,6 +47,10 @@ type TakeRequest struct {
 	// MaxDebt intervals beyond empty, or a window's count up to Rate +
 	// MaxDebt, is a debt, not a clock that stepped back. 0 for none.
 	MaxDebt int64
+	// BlockFor is the penalty box (WithBlockFor): a denial blocks the key for
+	// this long, and a request during a block is refused (see
+	// TakeRequest.DecideBlocking); 0 for none.
+	BlockFor time.Duration
 
 	// plan holds what the Limiter that built the request computed once for
 	// its algorithm and limits (see prepared).

@@ -23,7 +23,7 @@ func (l *Limiter) Tier(name string, limit Limit, more ...Limit) (*Limiter, error
 	if err := validateName(name); err != nil {
 		return nil, err
 	}
-	t := &Limiter{alg: l.alg, store: l.store, clock: l.clock, sys: l.sys, ns: l.ns + "\x00" + name, breaker: l.breaker, debt: l.debt, inflight: l.inflight}
+	t := &Limiter{alg: l.alg, store: l.store, clock: l.clock, sys: l.sys, ns: l.ns + "\x00" + name, breaker: l.breaker, blockFor: l.blockFor, debt: l.debt, inflight: l.inflight}
 	limits := append(append(make([]Limit, 0, 1+len(more)), limit), more...)
 	err := t.setLimits(limits, name, func(lim Limit) string { return name + " " + lim.String() })
 	if err != nil {
@@ -68,7 +68,7 @@ func (l *Limiter) Reset(ctx context.Context, key string) error {
 
 // request is the TakeRequest for key, cost and now under l's limits.
 func (l *Limiter) request(key string, cost int64, now time.Time) TakeRequest {
-	return TakeRequest{Key: key, Namespace: l.ns, Algorithm: l.alg, Limits: l.limits, Cost: cost, Now: now, plan: &l.plan, MaxDebt: l.debt}
+	return TakeRequest{Key: key, Namespace: l.ns, Algorithm: l.alg, Limits: l.limits, Cost: cost, Now: now, plan: &l.plan, MaxDebt: l.debt, BlockFor: l.blockFor}
 }
 
 // Refund gives back n of what admitted (a Decision AllowN returned for key on

@@ -95,6 +95,9 @@ func (c *denyCache) identity(req core.TakeRequest, encs []*encodedLimit) uint64 
 	put(uint64(len(req.Key)))
 	_, _ = h.WriteString(req.Key)
 	put(uint64(req.Algorithm))
+	if req.BlockFor != 0 { // a penalty box's denials are its own
+		put(uint64(req.BlockFor))
+	}
 	for _, e := range encs {
 		put(uint64(e.fig.rate))
 		put(uint64(e.fig.period))
@@ -119,12 +122,16 @@ func (c *denyCache) get(p probe, req core.TakeRequest, now time.Time) (core.Deci
 		return core.Decision{}, false
 	}
 	e := p.slot.entry.Load()
-	if e == nil || e.id != p.id || e.gen != p.gen || e.cost != req.Cost || !now.Before(e.until) || e.d.Index >= len(req.Limits) {
+	// A block refuses every cost until its end; other denials, their cost.
+	if e == nil || e.id != p.id || e.gen != p.gen || (e.cost != req.Cost && e.d.BlockedFor == 0) || !now.Before(e.until) || e.d.Index >= len(req.Limits) {
 		return core.Decision{}, false
 	}
 	d := e.d
 	d.Limit = req.Limits[d.Index]
 	d.RetryAfter = e.until.Sub(now)
+	if d.BlockedFor != 0 { // the block's end, as Redis keeps it
+		d.BlockedFor, d.Blocked = d.RetryAfter, true
+	}
 	d.ResetAfter = max(0, d.ResetAfter-now.Sub(e.at))
 	return d, true
 }

@@ -112,6 +112,9 @@ func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, 
 	}
 	var buf [maxStackLimits]*encodedLimit
 	encs, err := checkRequest(req, true, s.cfg.callerClock, now, buf[:0])
+	if err == nil && req.BlockFor != 0 {
+		err = checkBlock(req)
+	}
 	if err != nil {
 		return core.Decision{}, err
 	}
@@ -129,15 +132,25 @@ func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, 
 		return core.Decision{}, fmt.Errorf("%w: %w", ErrRedis, err)
 	}
 	strs, reply := buffers(len(encs))
-	call := s.cfg.appendCall(strs, req, now, encs)
-	reply, err = s.backend.Eval(ctx, scripts[req.Algorithm], call[:len(encs)], call[len(encs):], reply)
+	script, nk, call := scripts[req.Algorithm], len(encs), []string(nil)
+	if req.BlockFor != 0 { // the penalty box's script (block.go)
+		script, nk, call = blockScripts[req.Algorithm], nk+1, s.cfg.appendBlockCall(strs, req, now, encs)
+	} else {
+		call = s.cfg.appendCall(strs, req, now, encs)
+	}
+	reply, err = s.backend.Eval(ctx, script, call[:nk], call[nk:], reply)
 	if req.Cost < 0 {
 		s.dropKey(req) // a refund (maybe run, even on an error) frees quota a cached denial says is spent
 	}
 	if err != nil {
 		return core.Decision{}, fmt.Errorf("%w: %w", ErrRedis, err)
 	}
-	d, err := decode(req, reply)
+	var d core.Decision
+	if req.BlockFor != 0 {
+		d, err = decodeBlock(req, reply)
+	} else {
+		d, err = decode(req, reply)
+	}
 	if err != nil {
 		return core.Decision{}, fmt.Errorf("%w: %w", ErrRedis, err)
 	}
@@ -169,6 +182,7 @@ func (s *Store) Reset(ctx context.Context, req core.TakeRequest) error {
 	if err != nil {
 		return err
 	}
+	keys = append(keys, blockKey(keys)) // a reset lifts the penalty box
 	s.dropKey(req)
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%w: %w", ErrRedis, err)
@@ -200,5 +214,6 @@ func (s *Store) keys(req core.TakeRequest) ([]string, []*encodedLimit, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return s.cfg.appendKeys(make([]string, 0, len(encs)), req, encs), encs, nil
+	keys := s.cfg.appendKeys(make([]string, 0, len(encs)+1), req, encs)
+	return keys, encs, nil
 }

@@ -164,7 +164,10 @@ func TestReset(t *testing.T) {
 	reset.Cost, reset.Now = -5, time.Time{} // ignored
 	must.NoError(t, s.Reset(bg, reset))
 	expect.Same(t, resetScript, rec.script)
-	expect.Equal(t, keys, rec.keys)
+	bk, err := s.BlockKey(req)
+	must.NoError(t, err)
+	expect.Equal(t, "r:{:k}:t:2:b", bk)
+	expect.Equal(t, append(keys, bk), rec.keys, "the reset lifts the penalty box")
 	expect.Equal(t, []string{"r:{resets}:announce", announcement(keyAddress("", "k"))}, rec.args, "the reset is announced")
 	rec.reply = []int64{1, now, now, now}
 	d, err := s.Take(bg, req)
@@ -183,7 +186,7 @@ func TestReset(t *testing.T) {
 	for name, r := range map[string]recorder{
 		"backend error": {err: errors.New("down")},
 		"no reply":      {},
-		"too many":      {reply: []int64{3}},
+		"too many":      {reply: []int64{4}},
 		"an array":      {reply: []int64{1, 1}},
 	} {
 		s, err := New(&r)

@@ -20,12 +20,15 @@ import (
 // found before the entry was killed; it tells by tag (and dead) under the
 // entry's mutex, and looks the key up again.
 type entry struct {
-	mu      sync.Mutex
-	dead    bool   // killed, or not yet published; under mu
-	tag     uint64 // the key whose states these are; under mu
-	freshAt atomic.Int64
-	states  []core.State
-	one     [1]core.State
+	mu   sync.Mutex
+	dead bool // killed, or not yet published; under mu
+	// blocking: states' array holds one more State past their length, whose
+	// T is the end of the key's penalty box (penalty.go); under mu.
+	blocking bool
+	tag      uint64 // the key whose states these are; under mu
+	freshAt  atomic.Int64
+	states   []core.State
+	one      [1]core.State
 	// limits are the figures the states were written under (names aside),
 	// so an edited limit re-expresses them (core.TakeRequest.Reexpress).
 	limits   []core.Limit
@@ -135,8 +138,8 @@ func (e *entry) decideHeld(d *core.Decision, tag uint64, req *core.TakeRequest, 
 		req.Reexpress(e.states, e.limits, now)
 		e.setLimits(req.Limits)
 	}
-	err := req.Decide(d, e.states, now)
-	e.freshAt.Store(req.FreshAt(e.states))
+	err := e.decide(d, req, now)
+	e.freshAt.Store(e.freshAtOf(req))
 	return true, err
 }
 
@@ -158,16 +161,18 @@ func (e *entry) setLimits(limits []core.Limit) {
 // states, and inserts them when the request spent something. The caller
 // holds the shard's mutex.
 func (sh *shard) insertEntry(d *core.Decision, tag uint64, req *core.TakeRequest, now int64) error {
-	e := sh.newEntry(len(req.Limits))
+	e := sh.newEntryFor(req)
 	if len(req.Limits) == 1 {
 		// A window edited to a limit whose counts no longer pack brings
 		// them along.
 		if w, from, ok := sh.takeOverWindow(tag); ok {
 			e.states[0] = req.UnpackUnder(w, from, now)
+		} else if t, ok := sh.takeOverWord(tag, req, now); ok {
+			e.states[0].T = t
 		}
 	}
-	err := req.Decide(d, e.states, now)
-	if err != nil || req.FreshAt(e.states) == 0 {
+	err := e.decide(d, req, now)
+	if err != nil || e.freshAtOf(req) == 0 {
 		sh.recycle(e)
 		return err
 	}
@@ -179,7 +184,7 @@ func (sh *shard) insertEntry(d *core.Decision, tag uint64, req *core.TakeRequest
 	e.mu.Lock()
 	e.tag, e.dead = tag, false
 	e.setLimits(req.Limits)
-	e.freshAt.Store(req.FreshAt(e.states))
+	e.freshAt.Store(e.freshAtOf(req))
 	e.mu.Unlock()
 	sh.entries.grow()
 	s := sh.entries.claim(tag)

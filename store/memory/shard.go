@@ -179,6 +179,7 @@ func (sh *shard) takeWord(d *core.Decision, tag uint64, req *core.TakeRequest, n
 			continue
 		}
 		var st [1]core.State
+		st[0].T = sh.takeOverMeterEntry(tag, req, now) // a penalty box's entry, if any
 		err := req.Decide(d, st[:], now)
 		if err == nil && st[0].T != 0 {
 			if !sh.makeRoom(wordTable, now) {

@@ -197,7 +197,7 @@ func (s *Store) Take(_ context.Context, req core.TakeRequest) (d core.Decision, 
 	now := core.Micros(req.Now)
 	tag := s.tag(&req)
 	sh := &s.shards[tag>>s.shardShift]
-	if len(req.Limits) == 1 {
+	if len(req.Limits) == 1 && req.BlockFor == 0 { // a penalty box lives in an entry
 		if req.Algorithm.OneWord() {
 			err = sh.takeWord(&d, tag, &req, now)
 			return d, err

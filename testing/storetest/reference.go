@@ -24,6 +24,7 @@ type Reference struct {
 type refState struct {
 	states []core.State
 	limits []core.Limit
+	until  int64 // the penalty box's end (core.TakeRequest.DecideBlocking)
 }
 
 // NewReference returns an empty Reference store.
@@ -41,7 +42,9 @@ func (r *Reference) Take(_ context.Context, req core.TakeRequest) (core.Decision
 	now := core.Micros(req.Now)
 	held, ok := r.states[id]
 	st := make([]core.State, len(req.Limits))
+	var until int64
 	if ok {
+		until = held.until
 		for i, s := range held.states {
 			st[i] = s
 			st[i].Log = slices.Clone(s.Log)
@@ -51,9 +54,14 @@ func (r *Reference) Take(_ context.Context, req core.TakeRequest) (core.Decision
 		}
 	}
 	var d core.Decision
-	err := req.Decide(&d, st, now)
+	var err error
+	if req.BlockFor != 0 {
+		err = req.DecideBlocking(&d, st, &until, now)
+	} else {
+		err = req.Decide(&d, st, now)
+	}
 	if err == nil {
-		r.states[id] = &refState{states: st, limits: slices.Clone(req.Limits)}
+		r.states[id] = &refState{states: st, limits: slices.Clone(req.Limits), until: until}
 	}
 	return d, err
 }

@@ -33,6 +33,7 @@ func Run(t *testing.T, newStore NewStore) {
 	t.Run("Refunds", func(t *testing.T) { RunRefunds(t, newStore) })
 	t.Run("ClockStepsBack", func(t *testing.T) { RunClockStepsBack(t, newStore) })
 	t.Run("Edits", func(t *testing.T) { RunEdits(t, newStore) })
+	t.Run("Penalty", func(t *testing.T) { RunPenalty(t, newStore) })
 	t.Run("Calendar", func(t *testing.T) { RunCalendar(t, newStore) })
 	t.Run("InFlight", func(t *testing.T) { RunInFlight(t, newStore) })
 	t.Run("Settle", func(t *testing.T) { RunSettle(t, newStore) })
