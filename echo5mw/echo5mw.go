@@ -62,6 +62,7 @@ func middleware(p httplimit.Handler) echo.MiddlewareFunc {
 			if !ok {
 				return nil
 			}
+			defer pass.Release() // the in-flight slot, however the handler ends
 			if nctx := pass.Context(); nctx != ctx {
 				c.SetRequest(r.WithContext(nctx))
 			}

@@ -103,6 +103,7 @@ func handle[C fiber.Ctx](p httplimit.Handler, v request[C]) error {
 	if !ok {
 		return nil
 	}
+	defer pass.Release() // the in-flight slot, however the handler ends
 	if nctx := pass.Context(); nctx != ctx {
 		c.SetContext(nctx)
 	}

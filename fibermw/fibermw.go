@@ -71,6 +71,7 @@ func middleware(p httplimit.Handler) fiber.Handler {
 		if !ok {
 			return nil
 		}
+		defer pass.Release() // the in-flight slot, however the handler ends
 		if nctx := pass.Context(); nctx != ctx {
 			c.SetUserContext(nctx)
 		}

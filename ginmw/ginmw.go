@@ -56,6 +56,7 @@ func middleware(p httplimit.Handler) gin.HandlerFunc {
 			c.Abort()
 			return
 		}
+		defer pass.Release() // the in-flight slot, however the handler ends
 		if nctx := pass.Context(); nctx != ctx {
 			c.Request = c.Request.WithContext(nctx)
 		}

@@ -199,6 +199,8 @@ func metadataKey(name string) string {
 		return "ratelimit-policy"
 	case httplimit.HeaderRateLimit:
 		return "ratelimit"
+	case httplimit.HeaderConcurrencyLimit:
+		return "x-concurrency-limit"
 	}
 	return ""
 }

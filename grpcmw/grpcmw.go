@@ -122,6 +122,7 @@ func (i *Interceptor) unary(ctx context.Context, req any, info *grpc.UnaryServer
 	if err != nil {
 		return nil, err
 	}
+	defer pass.Release() // the in-flight slot, however the handler ends
 	if !pass.WantsStatus() {
 		return handler(pass.Context(), req)
 	}
@@ -152,6 +153,7 @@ func (i *Interceptor) stream(srv any, ss grpc.ServerStream, info *grpc.StreamSer
 	if err != nil {
 		return err
 	}
+	defer pass.Release() // the in-flight slot, however the handler ends
 	if nctx := pass.Context(); nctx != ctx || i.messages {
 		ss = &limitedStream{ServerStream: ss, ctx: nctx, base: ctx, method: info.FullMethod, i: i}
 	}

@@ -33,9 +33,11 @@ func (s *limitedStream) RecvMsg(m any) error {
 	}
 	c := newCall(s.base, s.method)
 	c.msg, c.hasMsg = m, true
-	_, ok := s.i.h.Handle(s.base, c, c)
+	pass, ok := s.i.h.Handle(s.base, c, c)
 	// The Pass is dropped: a message's cost is never given back (see
-	// WithMessages), and its context is the call's.
+	// WithMessages), and its context is the call's; a message runs no
+	// handler, so an in-flight slot it took is given back at once.
+	pass.Release()
 	if !ok {
 		if c.status != 0 || c.decided && !c.decision.Allowed {
 			s.ended = c.answer()

@@ -161,6 +161,11 @@ type Pass struct {
 	o     *outcome     // held for Finish under WithRefund; nil otherwise
 	spend spend        // what o's request spent, when o is set
 	group *groupRefund // a Group's members held for Finish under WithRefund
+	// slot is the in-flight slot the request holds, released by Release
+	// (slotWait bounds its store call); slots a Group's members'.
+	slot     core.Slot
+	slotWait time.Duration
+	slots    []heldSlot
 }
 
 // Context returns the context the next handler should see.

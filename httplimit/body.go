@@ -20,6 +20,7 @@ func (t *tier) precompute(timeout time.Duration) error {
 		t.timeout, local = 0, true
 	}
 	t.timed = t.p.observer != nil && !local
+	t.inflight = inflightAnswers(t)
 	return t.setLimitHeaders(t.lim.Limits())
 }
 

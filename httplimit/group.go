@@ -100,6 +100,7 @@ func rollback(ctx context.Context, ms []member) {
 			_, _ = m.p.refundNow(ctx, m.o, m.sp) // a failure is reported there
 		}
 		m.p.release(m.o)
+		releaseSlot(ctx, m.sp.slot, m.sp.slotWait)
 	}
 }
 
@@ -146,6 +147,7 @@ func passGroup(ctx context.Context, r keyfuncs.Request, w ResponseWriter, ms []m
 	if hold >= 0 && !ms[hold].o.wait(holdContext(ctx, r), hangUpChecker(r)) {
 		for _, m := range ms {
 			m.p.release(m.o)
+			releaseSlot(ctx, m.sp.slot, m.sp.slotWait)
 		}
 		return Pass{ctx: ctx}, false
 	}
@@ -181,7 +183,7 @@ func writeGroupHeaders(ms []member, w ResponseWriter) int {
 // holds every member until Finish: the refunding ones to give their cost
 // back, the others to tell their state in the headers a refund rewrites.
 func finishPass(ctx context.Context, ms []member, gov int) (Pass, bool) {
-	pass := Pass{ctx: ctx}
+	pass := Pass{ctx: ctx, slots: groupSlots(ms)}
 	refunds := false
 	for i, m := range ms {
 		if i == gov && m.o.becomesContext() {

@@ -51,9 +51,10 @@ func (p *Policy) Handle(ctx context.Context, r keyfuncs.Request, w ResponseWrite
 	// costs, and a server may hand every request a context that never ends.
 	if o.decision.Delay > 0 && !o.wait(holdContext(ctx, r), hangUpChecker(r)) {
 		p.release(o)
+		releaseSlot(ctx, sp.slot, sp.slotWait)
 		return Pass{ctx: ctx}, false
 	}
-	pass := Pass{ctx: ctx}
+	pass := Pass{ctx: ctx, slot: sp.slot, slotWait: sp.slotWait}
 	if o.refund {
 		pass.o, pass.spend = o, sp // o is released by Finish
 	}

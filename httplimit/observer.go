@@ -49,20 +49,30 @@ const (
 	// is the difference, Decision the state after it (its Debt what the key
 	// owes); or the settle failed (Err).
 	OutcomeSettled
+	// OutcomeInFlightRefused: the rates admitted the request, but every
+	// in-flight slot of its key was taken (core.WithInFlight): it got 429,
+	// and its rates' cost back.
+	OutcomeInFlightRefused
+	// OutcomeInFlightDryRunRefused: as OutcomeInFlightRefused, but the
+	// policy runs dry, so the request went on without a slot (its
+	// OutcomeAllowed is reported too).
+	OutcomeInFlightDryRunRefused
 )
 
 var outcomeNames = [...]string{
-	OutcomeAllowed:      "allowed",
-	OutcomeDenied:       "denied",
-	OutcomeDryRunDenied: "dry_run_denied",
-	OutcomeFailedOpen:   "failed_open",
-	OutcomeFailedClosed: "failed_closed",
-	OutcomeKeyError:     "key_error",
-	OutcomeSkipped:      "skipped",
-	OutcomeRefunded:     "refunded",
-	OutcomeStoreFull:    "store_full",
-	OutcomeBreakerOpen:  "breaker_open",
-	OutcomeSettled:      "settled",
+	OutcomeAllowed:               "allowed",
+	OutcomeDenied:                "denied",
+	OutcomeDryRunDenied:          "dry_run_denied",
+	OutcomeFailedOpen:            "failed_open",
+	OutcomeFailedClosed:          "failed_closed",
+	OutcomeKeyError:              "key_error",
+	OutcomeSkipped:               "skipped",
+	OutcomeRefunded:              "refunded",
+	OutcomeStoreFull:             "store_full",
+	OutcomeBreakerOpen:           "breaker_open",
+	OutcomeSettled:               "settled",
+	OutcomeInFlightRefused:       "inflight_refused",
+	OutcomeInFlightDryRunRefused: "inflight_dry_run_refused",
 }
 
 // Outcomes returns every Outcome, in order: for an observer that registers
@@ -72,6 +82,7 @@ func Outcomes() []Outcome {
 		OutcomeAllowed, OutcomeDenied, OutcomeDryRunDenied, OutcomeFailedOpen,
 		OutcomeFailedClosed, OutcomeKeyError, OutcomeSkipped, OutcomeRefunded,
 		OutcomeStoreFull, OutcomeBreakerOpen, OutcomeSettled,
+		OutcomeInFlightRefused, OutcomeInFlightDryRunRefused,
 	}
 }
 

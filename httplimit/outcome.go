@@ -32,16 +32,18 @@ const (
 	hXReset
 	hPolicy
 	hRateLimit
+	hConcurrency
 	maxOutcomeHeaders
 )
 
 var headerNames = [...]string{
-	hRetryAfter: HeaderRetryAfter,
-	hXLimit:     HeaderXRateLimitLimit,
-	hXRemaining: HeaderXRateLimitRemain,
-	hXReset:     HeaderXRateLimitReset,
-	hPolicy:     HeaderRateLimitPolicy,
-	hRateLimit:  HeaderRateLimit,
+	hRetryAfter:  HeaderRetryAfter,
+	hXLimit:      HeaderXRateLimitLimit,
+	hXRemaining:  HeaderXRateLimitRemain,
+	hXReset:      HeaderXRateLimitReset,
+	hPolicy:      HeaderRateLimitPolicy,
+	hRateLimit:   HeaderRateLimit,
+	hConcurrency: HeaderConcurrencyLimit,
 }
 
 // outcome is the policy's verdict on one request: what to do with it, with

@@ -179,7 +179,10 @@ func (p *Policy) decide(ctx context.Context, r keyfuncs.Request, arrival time.Ti
 	}
 	o := p.newOutcome(t, &d)
 	if d.Allowed && (p.maxDelay == 0 || d.Delay <= p.maxDelay) {
-		return p.admit(o, r, cost, latency), spend{key, cost}
+		if t.inflight != nil {
+			return p.admitInFlight(ctx, o, r, t, key, cost, latency)
+		}
+		return p.admit(o, r, cost, latency), spend{key: key, cost: cost}
 	}
 	return p.deny(o, r, latency), spend{}
 }
@@ -188,6 +191,10 @@ func (p *Policy) decide(ctx context.Context, r keyfuncs.Request, arrival time.Ti
 type spend struct {
 	key  string
 	cost int64
+	// slot is the in-flight slot the request took (core.WithInFlight), and
+	// slotWait the store timeout its release gets.
+	slot     core.Slot
+	slotWait time.Duration
 }
 
 // allowWithin asks t's limiter within t's store timeout (decide calls the

@@ -22,7 +22,8 @@ type tier struct {
 	breaker breakerLog    // what was logged of the limiter's circuit breaker (a Group's header copy copies it too)
 
 	perLimit   []limitHeaders
-	policyVals []string // RateLimit-Policy
+	policyVals []string        // RateLimit-Policy
+	inflight   *[2][2]*outcome // the in-flight refusals (inflight.go); nil without one
 }
 
 // maxScannedTiers is the number of tiers up to which a request's tier is

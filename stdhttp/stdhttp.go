@@ -60,6 +60,7 @@ func middleware(p httplimit.Handler) func(http.Handler) http.Handler {
 			if !ok {
 				return
 			}
+			defer pass.Release() // the in-flight slot, however the handler ends
 			if nctx := pass.Context(); nctx != ctx {
 				r = r.WithContext(nctx)
 			}

@@ -121,6 +121,10 @@ type env struct {
 	clk   *core.ManualClock
 	srv   *Server
 	calls atomic.Int64
+	// lim is the env's limiter; onCall, when set, runs in every handler
+	// (inflight.go holds a request there).
+	lim    *core.Limiter
+	onCall func()
 }
 
 // start builds a limiter of alg and limit on a fresh memory store (or st) and
@@ -152,8 +156,12 @@ func (e *env) run(a Adapter, st core.Store, alg core.Algorithm, limit core.Limit
 	if e.more != nil {
 		opts = append(opts, e.more(lim)...)
 	}
+	e.lim = lim
 	srv, err := a.New(t, lim, func(d core.Decision, ok bool) string {
 		e.calls.Add(1)
+		if e.onCall != nil {
+			e.onCall()
+		}
 		return Body(d, ok)
 	}, opts...)
 	must.NoError(t, err)
@@ -282,6 +290,7 @@ var cases = []struct {
 	{"invalid construction", checkInvalidConstruction, false},
 	{"dry run", checkDryRun, false},
 	{"every outcome reaches the observer", checkEveryOutcomeReachesTheObserver, false},
+	{"in-flight limit", checkInFlightLimit, false},
 	{"tiers", checkTiers, false},
 	{"refund counts only failures", checkRefundCountsOnlyFailures, false},
 	{"refunded headers tell the refund", checkRefundedHeadersTellTheRefund, false},

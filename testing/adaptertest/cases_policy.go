@@ -85,11 +85,13 @@ func checkEveryOutcomeReachesTheObserver(t *testing.T, a Adapter) {
 	settled := start(t, a, nil, core.FixedWindow, core.PerMinute(5), nil, httplimit.WithObserver(obs), httplimit.WithSettleHeader(CostHeader))
 	expect.Equal(t, 200, settled.do("GET", "/", peerA, CostHeader, "3").Status)
 
+	inflightAllowed := inflightOutcomes(t, a, obs)
+
 	for _, oc := range httplimit.Outcomes() {
 		want := 1
 		switch oc {
 		case httplimit.OutcomeAllowed:
-			want = 5 // two here, one in the dry run, one in the full store, one settled
+			want = 5 + inflightAllowed // two here, one in the dry run, one in the full store, one settled, and the in-flight ones
 		case httplimit.OutcomeFailedOpen:
 			want = 2 // one here, one opening the breaker
 		}
