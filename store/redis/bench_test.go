@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -60,6 +61,18 @@ func BenchmarkTake(b *testing.B) {
 				})
 			})
 		}
+		// What a decision costs as the HTTP policy asks it, within a store
+		// timeout (core.WithStoreTimeout): the context's deadline and value,
+		// and go-redis setting each command's socket deadlines from it
+		// (ContextTimeoutEnabled, which New demands).
+		b.Run("gcra-store-timeout/g"+strconv.Itoa(g), func(b *testing.B) {
+			run(b, g, func(i int64) error {
+				ctx, cancel := core.WithStoreTimeout(bg, 50*time.Millisecond)
+				_, err := st.Take(ctx, core.TakeRequest{Key: keys[i%int64(len(keys))], Algorithm: core.GCRA, Limits: limits, Cost: 1})
+				cancel()
+				return err
+			})
+		})
 		b.Run("floor-evalsha/g"+strconv.Itoa(g), func(b *testing.B) {
 			run(b, g, func(i int64) error {
 				return floorScript.Run(bg, client, []string{"floor:" + keys[i%int64(len(keys))]}).Err()
