@@ -104,7 +104,12 @@ func notFound(next echo.HTTPErrorHandler) echo.HTTPErrorHandler {
 }
 
 // write writes the reply as plain text.
-func write(c echo.Context, reply flags.Reply) error { return c.String(reply.Status, reply.Body) }
+func write(c echo.Context, reply flags.Reply) error {
+	for k, v := range reply.Header {
+		c.Response().Header().Set(k, v)
+	}
+	return c.String(reply.Status, reply.Body)
+}
 
 // request is a route's view of an Echo context.
 type request struct{ c echo.Context }
@@ -112,3 +117,4 @@ type request struct{ c echo.Context }
 func (q request) Header(name string) string    { return q.c.Request().Header.Get(name) }
 func (q request) FormValue(name string) string { return q.c.FormValue(name) }
 func (q request) PathValue(name string) string { return q.c.Param(name) }
+func (q request) Query(name string) string     { return q.c.QueryParam(name) }

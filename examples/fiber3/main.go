@@ -104,6 +104,9 @@ func newApp(setup *flags.Setup) (*fiber.App, error) {
 
 // write writes the reply as plain text.
 func write(c fiber.Ctx, reply flags.Reply) error {
+	for k, v := range reply.Header {
+		c.Set(k, v)
+	}
 	return c.Status(reply.Status).SendString(reply.Body)
 }
 
@@ -113,3 +116,4 @@ type request struct{ c fiber.Ctx }
 func (q request) Header(name string) string    { return q.c.Get(name) }
 func (q request) FormValue(name string) string { return q.c.FormValue(name) }
 func (q request) PathValue(name string) string { return q.c.Params(name) }
+func (q request) Query(name string) string     { return q.c.Query(name) }

@@ -87,7 +87,12 @@ func newEngine(setup *flags.Setup) (*gin.Engine, error) {
 }
 
 // write writes the reply as plain text.
-func write(c *gin.Context, reply flags.Reply) { c.String(reply.Status, "%s", reply.Body) }
+func write(c *gin.Context, reply flags.Reply) {
+	for k, v := range reply.Header {
+		c.Header(k, v)
+	}
+	c.String(reply.Status, "%s", reply.Body)
+}
 
 // request is a route's view of a Gin context.
 type request struct{ c *gin.Context }
@@ -95,3 +100,4 @@ type request struct{ c *gin.Context }
 func (q request) Header(name string) string    { return q.c.GetHeader(name) }
 func (q request) FormValue(name string) string { return q.c.PostForm(name) }
 func (q request) PathValue(name string) string { return q.c.Param(name) }
+func (q request) Query(name string) string     { return q.c.Query(name) }

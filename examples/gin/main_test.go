@@ -11,3 +11,4 @@ var start = servertest.ServeHandler(newEngine)
 
 func TestClassic(t *testing.T)   { servertest.Classic(t, start) }
 func TestRulesMode(t *testing.T) { servertest.RulesMode(t, start) }
+func TestSettle(t *testing.T)    { servertest.Settle(t, start) }

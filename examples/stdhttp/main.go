@@ -90,6 +90,9 @@ func newHandler(setup *flags.Setup) (http.Handler, error) {
 
 // write writes the reply as plain text.
 func write(w http.ResponseWriter, reply flags.Reply) {
+	for k, v := range reply.Header {
+		w.Header().Set(k, v)
+	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(reply.Status)
 	_, _ = w.Write([]byte(reply.Body))
@@ -101,3 +104,4 @@ type request struct{ r *http.Request }
 func (q request) Header(name string) string    { return q.r.Header.Get(name) }
 func (q request) FormValue(name string) string { return q.r.PostFormValue(name) }
 func (q request) PathValue(name string) string { return q.r.PathValue(name) }
+func (q request) Query(name string) string     { return q.r.URL.Query().Get(name) }

@@ -85,4 +85,5 @@ func ExampleRoute_ColonPattern() {
 	// DELETE /api/items/:id   DELETE /api/items/{id}
 	// POST   /login           POST /login
 	// GET    /healthz         GET /healthz
+	// GET    /tokens          GET /tokens
 }

@@ -68,6 +68,9 @@ type Config struct {
 	// CountOnlyFailures gives back the cost of every response with a status
 	// below 400 (-count-only-failures).
 	CountOnlyFailures bool
+	// SettleHeader is the response header that names each request's real
+	// cost, settled after the response (-settle-header); "" for none.
+	SettleHeader string
 	// ErrorLog is where Build's setup writes the limiter's errors (a store
 	// down or slow): os.Stderr when nil. Every error is accounted for: one
 	// line per interval at most, and the errors left out are counted in a
@@ -222,6 +225,9 @@ func (c *Config) String() string {
 	}
 	if c.CountOnlyFailures {
 		parts = append(parts, "counting only failures (status 400 and up)")
+	}
+	if c.SettleHeader != "" {
+		parts = append(parts, "settling each request's cost to its response's "+c.SettleHeader)
 	}
 	return strings.Join(parts, ", ")
 }

@@ -58,6 +58,8 @@ A server behind ratewarden's middleware. Its routes:
                  (the failures -count-only-failures counts)
   GET  /healthz  200, never limited
   GET  /metrics  the Prometheus metrics, with -metrics; never limited
+  GET  /tokens?n=K  200 with the header X-Cost: K (K from 0 to 1000000; 400 for another),
+                 the cost -settle-header X-Cost settles each request at
   anything else  404
 
 With -rules, the rules document decides which requests are limited and how
@@ -69,6 +71,7 @@ With -rules, the rules document decides which requests are limited and how
   DELETE /api/items/{id}  200, the item deleted
   POST /login             200 with the header X-Password: ` + RulesPassword + `, 401 without
   GET  /healthz           200 (the rules exempt it)
+  GET  /tokens?n=K        200 with the header X-Cost: K (see above)
   GET  /metrics           the Prometheus metrics, with -metrics; never limited
   anything else           404
 -limit, -burst, -algorithm, -key, -tier-claim and -tier do not go with -rules.
@@ -98,6 +101,7 @@ type rawFlags struct {
 	rules, rulesFallback                                string
 	redisPasswordFile, redisCA                          string
 	rulesPoll                                           time.Duration
+	settleHeader                                        string
 	// set holds the names of the flags given on the command line.
 	set map[string]bool
 }
@@ -122,6 +126,7 @@ func (r *rawFlags) define(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.BoolVar(&r.countOnlyFailures, "count-only-failures", false, "count only failures: a response with a status below 400 gives its cost back\n(try POST "+LoginPath+" with a wrong password); with -rules, in every policy")
+	r.defineSettle(fs)
 	r.defineRules(fs)
 	r.defineRedis(fs)
 }
@@ -162,6 +167,9 @@ func (r *rawFlags) config() (*Config, error) {
 		return nil, err
 	}
 	c.DryRun, c.Metrics, c.CountOnlyFailures = r.dryRun, r.metrics, r.countOnlyFailures
+	if err := c.parseSettle(r); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 

@@ -35,8 +35,9 @@ func (s *Setup) Policy(lim *core.Limiter) (*core.Limiter, []httplimit.Option, er
 	return lim, opts, nil
 }
 
-// behaviourOptions are the options of -fail closed, -dry-run and
-// -count-only-failures, which every policy takes, with or without -rules.
+// behaviourOptions are the options of -fail closed, -dry-run,
+// -count-only-failures and -settle-header, which every policy takes, with or
+// without -rules.
 func (c *Config) behaviourOptions() []httplimit.Option {
 	var opts []httplimit.Option
 	if c.FailClosed {
@@ -48,5 +49,5 @@ func (c *Config) behaviourOptions() []httplimit.Option {
 	if c.CountOnlyFailures {
 		opts = append(opts, httplimit.WithRefund(func(status int) bool { return status < 400 }))
 	}
-	return opts
+	return append(opts, c.settleOptions()...)
 }

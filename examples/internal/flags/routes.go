@@ -65,6 +65,9 @@ type RouteRequest interface {
 	FormValue(name string) string
 	// PathValue returns the route parameter name ("id" of ItemPath).
 	PathValue(name string) string
+	// Query returns the first value of the URL's query parameter name, ""
+	// when there is none.
+	Query(name string) string
 }
 
 // Route is one route of an example server: a method, a path pattern, and
@@ -78,10 +81,12 @@ type Route struct {
 	Answer func(RouteRequest) Reply
 }
 
-// Reply is a route's answer: a status and a plain-text body.
+// Reply is a route's answer: a status, a plain-text body, and headers to
+// set before the status (nil for none).
 type Reply struct {
 	Status int
 	Body   string
+	Header map[string]string
 }
 
 // MuxPattern returns the route as a net/http ServeMux pattern: "GET /{$}"
@@ -109,8 +114,8 @@ func (r Route) ColonPattern() string {
 // -rules, those of a small API; without, those of one limited page. Anything
 // else is NotFound.
 func (c *Config) Routes() []Route {
-	ok := func(RouteRequest) Reply { return Reply{http.StatusOK, "ok\n"} }
-	healthy := func(RouteRequest) Reply { return Reply{http.StatusOK, "healthy\n"} }
+	ok := func(RouteRequest) Reply { return Reply{Status: http.StatusOK, Body: "ok\n"} }
+	healthy := func(RouteRequest) Reply { return Reply{Status: http.StatusOK, Body: "healthy\n"} }
 	if c.RulesSource == NoRules {
 		return []Route{
 			{http.MethodGet, "/", ok},
@@ -118,20 +123,24 @@ func (c *Config) Routes() []Route {
 				return statusText(LoginStatus(r.FormValue("password")))
 			}},
 			{http.MethodGet, HealthPath, healthy},
+			tokensRoute(),
 		}
 	}
 	return []Route{
 		{http.MethodGet, "/", ok},
-		{http.MethodGet, ItemsPath, func(RouteRequest) Reply { return Reply{http.StatusOK, "items 1, 2, 3\n"} }},
-		{http.MethodPost, ItemsPath, func(RouteRequest) Reply { return Reply{http.StatusCreated, "item 4 created\n"} }},
-		{http.MethodGet, ItemPath, func(r RouteRequest) Reply { return Reply{http.StatusOK, "item " + r.PathValue("id") + "\n"} }},
+		{http.MethodGet, ItemsPath, func(RouteRequest) Reply { return Reply{Status: http.StatusOK, Body: "items 1, 2, 3\n"} }},
+		{http.MethodPost, ItemsPath, func(RouteRequest) Reply { return Reply{Status: http.StatusCreated, Body: "item 4 created\n"} }},
+		{http.MethodGet, ItemPath, func(r RouteRequest) Reply {
+			return Reply{Status: http.StatusOK, Body: "item " + r.PathValue("id") + "\n"}
+		}},
 		{http.MethodDelete, ItemPath, func(r RouteRequest) Reply {
-			return Reply{http.StatusOK, "item " + r.PathValue("id") + " deleted\n"}
+			return Reply{Status: http.StatusOK, Body: "item " + r.PathValue("id") + " deleted\n"}
 		}},
 		{http.MethodPost, LoginPath, func(r RouteRequest) Reply {
 			return statusText(passwordStatus(r.Header(PasswordHeader), RulesPassword))
 		}},
 		{http.MethodGet, HealthPath, healthy},
+		tokensRoute(),
 	}
 }
 
@@ -143,5 +152,5 @@ func NotFound() Reply {
 
 // statusText returns the reply of status with its text as the body.
 func statusText(status int) Reply {
-	return Reply{status, http.StatusText(status) + "\n"}
+	return Reply{Status: status, Body: http.StatusText(status) + "\n"}
 }
