@@ -74,7 +74,8 @@ With -rules, the rules document decides which requests are limited and how
   GET  /tokens?n=K        200 with the header X-Cost: K (see above)
   GET  /metrics           the Prometheus metrics, with -metrics; never limited
   anything else           404
--limit, -burst, -algorithm, -key, -tier-claim and -tier do not go with -rules.
+-limit, -burst, -algorithm, -key, -tier-claim, -tier, -tz and -anchor-day do not go with -rules
+(a rules document gives a policy's time_zone and anchor_day).
 
 -store and -rules take a Redis URL (a managed Redis's too):
   redis://[user:password@]host:port[/db][?options]     a server
@@ -98,6 +99,8 @@ type rawFlags struct {
 	dryRun, metrics, countOnlyFailures                  bool
 	tierClaim                                           string
 	tiers                                               []string
+	tz                                                  string // -tz (calendar.go)
+	anchorDay                                           int    // -anchor-day
 	rules, rulesFallback                                string
 	redisPasswordFile, redisCA                          string
 	rulesPoll                                           time.Duration
@@ -110,8 +113,9 @@ type rawFlags struct {
 // into r.
 func (r *rawFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&r.addr, "addr", ":8080", "address to listen on (127.0.0.1:0 picks a free port)")
-	fs.StringVar(&r.limit, "limit", "10/s", "the limit, RATE/PERIOD: 10/s, 100/m, 5/30s")
+	fs.StringVar(&r.limit, "limit", "10/s", "the limit, RATE/PERIOD: 10/s, 100/m, 5/30s; or a calendar quota, N/month, N/week or\nN/day, counted per calendar window in -tz (with -algorithm fixed-window or sliding-window)")
 	fs.Int64Var(&r.burst, "burst", 0, "the burst for token-bucket, leaky-bucket and gcra (0: the rate)")
+	r.defineCalendar(fs)
 	fs.StringVar(&r.alg, "algorithm", "gcra", "token-bucket, leaky-bucket, fixed-window, sliding-log, sliding-window or gcra")
 	fs.StringVar(&r.key, "key", "ip", "who a client is: ip, header:NAME or jwt")
 	fs.StringVar(&r.secret, "jwt-secret", "", "HMAC secret verifying HS256 tokens for -key jwt, and for the jwt_claim keys and tiers\nof -rules (at least 32 bytes)")
@@ -184,6 +188,9 @@ func (r *rawFlags) checkPolicy(c *Config) error {
 		return err
 	}
 	if err := c.parseTiers(r.tierClaim, r.tiers, r.set); err != nil {
+		return err
+	}
+	if err := c.parseCalendar(r); err != nil {
 		return err
 	}
 	// Build the key functions once here, so that their own checks (header

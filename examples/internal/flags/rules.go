@@ -38,7 +38,7 @@ const (
 
 // rulesReplaces are the flags -rules takes the place of: the document gives
 // every policy its limits, algorithm, key and tiers.
-var rulesReplaces = []string{"limit", "burst", "algorithm", "key", "tier-claim", "tier"}
+var rulesReplaces = []string{"limit", "burst", "algorithm", "key", "tier-claim", "tier", "tz", "anchor-day"}
 
 // rulesRedisOnly are the flags that only a Redis -rules takes.
 var rulesRedisOnly = []string{"rules-poll", "rules-fallback"}
