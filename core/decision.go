@@ -10,6 +10,13 @@ type Decision struct {
 	Allowed bool
 	// Exceeds reports a cost above the limit's capacity: no wait will admit it.
 	Exceeds bool
+	// Blocked reports a request refused because its key's penalty box
+	// (WithBlockFor), started by an earlier denial, still runs: RetryAfter
+	// is the time left of the block (a peek while it runs reports it too).
+	Blocked bool
+	// BlockStarted reports the denial that started the key's penalty box:
+	// RetryAfter is the whole WithBlockFor duration.
+	BlockStarted bool
 	// Limit is the limit that governs the decision: the one that denied it, or,
 	// when every limit allowed it, the one with the least remaining.
 	Limit Limit
@@ -24,14 +31,6 @@ type Decision struct {
 	RetryAfter time.Duration
 	// Delay is how long an admitted leaky-bucket request waits for its turn.
 	Delay time.Duration
-	// Blocked reports a request refused because its key's penalty box
-	// (WithBlockFor), started by an earlier denial, still runs.
-	Blocked bool
-	// BlockedFor is the time left of the key's penalty box: on a request it
-	// refused (Blocked), on the denial that started it (then the whole
-	// WithBlockFor duration), and on a peek while it runs; 0 when none runs.
-	// RetryAfter equals it then.
-	BlockedFor time.Duration
 	// Debt is what the key owes beyond an empty quota under Limit, after a
 	// settle charged more than it had (see Limiter.Settle and WithDebt): the
 	// meters' emission intervals, the windows' count above Rate. 0 for a

@@ -11,13 +11,13 @@ import (
 // the store sees it) and is decided in the same atomic step as the rate:
 //
 //   - a spend (cost > 0) denied by the limits, with no block running,
-//     starts one of BlockFor; the Decision's BlockedFor is BlockFor and its
-//     RetryAfter the same. A cost no wait would admit (Decision.Exceeds) is
+//     starts one of BlockFor; the Decision's BlockStarted is set and its
+//     RetryAfter is BlockFor. A cost no wait would admit (Decision.Exceeds) is
 //     refused on its own and starts no block: it says nothing of the
 //     client's rate, and one oversized request must not lock a client out.
 //   - while a block runs, every request of the key is refused (Blocked) and
 //     spends nothing, a peek (cost 0) included, so a peek tells the block's
-//     end; RetryAfter and BlockedFor are the time left.
+//     end; RetryAfter is the time left.
 //   - a refund during a block still gives back what its admission spent
 //     (never more than core's refund rules allow), and a settle's charge
 //     (TakeRequest.Charge) is still spent, as the work it pays for was
@@ -131,8 +131,8 @@ func (r *TakeRequest) DecideBlocking(d *Decision, states []State, until *int64, 
 
 // ApplyBlock marks d, decided at now (µs since the epoch), as refused by a
 // block of its key that ends at until (µs): not allowed, nothing remaining,
-// RetryAfter and BlockedFor the time left, ResetAfter at least that, and
-// Blocked unless started (the denial that started the block). A store
+// RetryAfter the time left, ResetAfter at least that, and Blocked, or
+// BlockStarted when started (the denial that started the block). A store
 // deciding elsewhere (a Lua script) calls it on the Decision it built for
 // the request (as a peek, when the block was already running). until <= now
 // changes nothing.
@@ -141,8 +141,8 @@ func (d *Decision) ApplyBlock(until, now int64, started bool) {
 		return
 	}
 	left := micros(until - now)
-	d.Allowed, d.Exceeds, d.Blocked = false, false, !started
+	d.Allowed, d.Exceeds, d.Blocked, d.BlockStarted = false, false, !started, started
 	d.Remaining, d.Delay = 0, 0
-	d.RetryAfter, d.BlockedFor = left, left
+	d.RetryAfter = left
 	d.ResetAfter = max(d.ResetAfter, left)
 }

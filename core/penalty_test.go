@@ -43,13 +43,13 @@ func TestPenaltyBox(t *testing.T) {
 				d, err := l.Allow(ctx, "k")
 				must.NoError(t, err)
 				must.True(t, d.Allowed)
-				expect.Equal(t, time.Duration(0), d.BlockedFor)
+				expect.False(t, d.BlockStarted)
 			}
 			d, err := l.Allow(ctx, "k")
 			must.NoError(t, err)
 			expect.False(t, d.Allowed)
 			expect.False(t, d.Blocked, "the tripping denial is a denial, not a block")
-			expect.Equal(t, time.Minute, d.BlockedFor)
+			expect.True(t, d.BlockStarted)
 			expect.Equal(t, time.Minute, d.RetryAfter)
 
 			clk.Advance(10 * time.Second) // the limit alone would admit again
@@ -62,7 +62,7 @@ func TestPenaltyBox(t *testing.T) {
 			p, err := l.Peek(ctx, "k")
 			must.NoError(t, err)
 			expect.True(t, p.Blocked, "a peek reports the block")
-			expect.Equal(t, 50*time.Second, p.BlockedFor)
+			expect.Equal(t, 50*time.Second, p.RetryAfter)
 
 			clk.Advance(50 * time.Second) // the block ends; nothing was spent during it
 			for range 2 {
@@ -72,7 +72,7 @@ func TestPenaltyBox(t *testing.T) {
 			}
 			d, err = l.Allow(ctx, "k")
 			must.NoError(t, err)
-			expect.Equal(t, time.Minute, d.BlockedFor, "a second denial starts a second block")
+			expect.True(t, d.BlockStarted, "a second denial starts a second block")
 			must.NoError(t, l.Reset(ctx, "k"))
 			d, err = l.Allow(ctx, "k")
 			must.NoError(t, err)
@@ -91,13 +91,14 @@ func TestPenaltyBoxExceedsAndRefund(t *testing.T) {
 	d, err := l.AllowN(ctx, "k", 4)
 	must.NoError(t, err)
 	expect.True(t, d.Exceeds)
-	expect.Equal(t, time.Duration(0), d.BlockedFor, "a cost above the capacity starts no block")
+	expect.False(t, d.BlockStarted, "a cost above the capacity starts no block")
 	a, err := l.AllowN(ctx, "k", 3)
 	must.NoError(t, err)
 	must.True(t, a.Allowed)
 	d, err = l.Allow(ctx, "k")
 	must.NoError(t, err)
-	expect.Equal(t, time.Hour, d.BlockedFor)
+	expect.True(t, d.BlockStarted)
+	expect.Equal(t, time.Hour, d.RetryAfter)
 	r, err := l.Refund(ctx, "k", 3, a)
 	must.NoError(t, err)
 	expect.True(t, r.Blocked, "a refund during a block reports it")
@@ -119,12 +120,12 @@ func TestPenaltyBoxClockStepsBack(t *testing.T) {
 	must.NoError(t, err)
 	d, err := l.Allow(ctx, "k")
 	must.NoError(t, err)
-	must.Equal(t, time.Minute, d.BlockedFor)
+	must.True(t, d.BlockStarted)
 	clk.Set(start.Add(-time.Hour))
 	d, err = l.Allow(ctx, "k")
 	must.NoError(t, err)
 	expect.True(t, d.Blocked)
-	expect.Equal(t, time.Minute, d.BlockedFor, "a step back never lengthens a block")
+	expect.Equal(t, time.Minute, d.RetryAfter, "a step back never lengthens a block")
 }
 
 func TestPenaltyBoxTiersKeepTheirOwnBlocks(t *testing.T) {

@@ -57,6 +57,10 @@ const (
 	// policy runs dry, so the request went on without a slot (its
 	// OutcomeAllowed is reported too).
 	OutcomeInFlightDryRunRefused
+	// OutcomeBlocked: the key's penalty box (core.WithBlockFor), started by
+	// an earlier denial, refused the request: it got 429 with a Retry-After
+	// of the block's end (penalty.go).
+	OutcomeBlocked
 )
 
 var outcomeNames = [...]string{
@@ -73,6 +77,7 @@ var outcomeNames = [...]string{
 	OutcomeSettled:               "settled",
 	OutcomeInFlightRefused:       "inflight_refused",
 	OutcomeInFlightDryRunRefused: "inflight_dry_run_refused",
+	OutcomeBlocked:               "blocked",
 }
 
 // Outcomes returns every Outcome, in order: for an observer that registers
@@ -83,6 +88,7 @@ func Outcomes() []Outcome {
 		OutcomeFailedClosed, OutcomeKeyError, OutcomeSkipped, OutcomeRefunded,
 		OutcomeStoreFull, OutcomeBreakerOpen, OutcomeSettled,
 		OutcomeInFlightRefused, OutcomeInFlightDryRunRefused,
+		OutcomeBlocked,
 	}
 }
 
@@ -103,7 +109,8 @@ type Event struct {
 	// never from the request.
 	Policy string
 	// Decision is the limiter's decision, for OutcomeAllowed, OutcomeDenied,
-	// OutcomeDryRunDenied and OutcomeRefunded; the zero Decision otherwise.
+	// OutcomeBlocked, OutcomeDryRunDenied and OutcomeRefunded; the zero
+	// Decision otherwise.
 	Decision core.Decision
 	// StoreLatency is how long the store call took; 0 when there was none
 	// (skipped, key error, breaker open) or the store decides in process (it reports

@@ -252,7 +252,7 @@ func (p *Policy) deny(o *outcome, r keyfuncs.Request, latency time.Duration) *ou
 	}
 	p.setHeaders(o, d, true)
 	if p.observer != nil {
-		p.observe(Event{Outcome: OutcomeDenied, Policy: o.t.name, Decision: *d, StoreLatency: latency, Request: r})
+		p.observe(Event{Outcome: deniedOutcome(d), Policy: o.t.name, Decision: *d, StoreLatency: latency, Request: r})
 	}
 	o.action = actionRespond
 	head := r.Method() == "HEAD"

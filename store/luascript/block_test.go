@@ -86,7 +86,7 @@ func TestDecodeBlock(t *testing.T) {
 		d, err := decodeBlock(req, c.reply)
 		must.NoError(t, err, name)
 		expect.Equal(t, c.blocked, d.Blocked, name)
-		expect.Equal(t, c.left, d.BlockedFor, name)
+		expect.Equal(t, name == "started", d.BlockStarted, name)
 		expect.Equal(t, c.left, d.RetryAfter, name)
 		expect.Equal(t, c.left == 0, d.Allowed, name)
 	}
@@ -118,8 +118,8 @@ func TestDenyCacheHonoursBlocks(t *testing.T) {
 	must.NoError(t, err)
 	d, err := s.Take(bg, req)
 	must.NoError(t, err)
-	must.Equal(t, time.Minute, d.BlockedFor)
-	must.False(t, d.Blocked)
+	must.True(t, d.BlockStarted)
+	must.Equal(t, time.Minute, d.RetryAfter)
 
 	later := req
 	later.Cost, later.Now = 3, t0.Add(15*time.Second)
@@ -127,7 +127,7 @@ func TestDenyCacheHonoursBlocks(t *testing.T) {
 	must.NoError(t, err)
 	expect.Equal(t, 1, rec.calls, "refused from the cache, whatever the cost")
 	expect.True(t, d.Blocked)
-	expect.Equal(t, 45*time.Second, d.BlockedFor)
+	expect.False(t, d.BlockStarted)
 	expect.Equal(t, 45*time.Second, d.RetryAfter)
 
 	other := later

@@ -123,14 +123,14 @@ func (c *denyCache) get(p probe, req core.TakeRequest, now time.Time) (core.Deci
 	}
 	e := p.slot.entry.Load()
 	// A block refuses every cost until its end; other denials, their cost.
-	if e == nil || e.id != p.id || e.gen != p.gen || (e.cost != req.Cost && e.d.BlockedFor == 0) || !now.Before(e.until) || e.d.Index >= len(req.Limits) {
+	if e == nil || e.id != p.id || e.gen != p.gen || (e.cost != req.Cost && !e.d.Blocked && !e.d.BlockStarted) || !now.Before(e.until) || e.d.Index >= len(req.Limits) {
 		return core.Decision{}, false
 	}
 	d := e.d
 	d.Limit = req.Limits[d.Index]
 	d.RetryAfter = e.until.Sub(now)
-	if d.BlockedFor != 0 { // the block's end, as Redis keeps it
-		d.BlockedFor, d.Blocked = d.RetryAfter, true
+	if d.BlockStarted { // now refused by the block it started
+		d.Blocked, d.BlockStarted = true, false
 	}
 	d.ResetAfter = max(0, d.ResetAfter-now.Sub(e.at))
 	return d, true

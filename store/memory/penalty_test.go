@@ -24,7 +24,7 @@ func TestPenaltyOutlivesSweep(t *testing.T) {
 		must.NoError(t, err)
 		d, err := l.Allow(ctx, "k")
 		must.NoError(t, err)
-		must.Equal(t, time.Hour, d.BlockedFor, alg)
+		must.True(t, d.BlockStarted, alg)
 	}
 	clk.Advance(time.Minute)
 	// The store's sweep runs at the latest request time it saw: a request
@@ -41,7 +41,7 @@ func TestPenaltyOutlivesSweep(t *testing.T) {
 		d, err := l.Allow(ctx, "k")
 		must.NoError(t, err)
 		expect.True(t, d.Blocked, alg)
-		expect.Equal(t, 59*time.Minute, d.BlockedFor, alg)
+		expect.Equal(t, 59*time.Minute, d.RetryAfter, alg)
 	}
 	clk.Advance(time.Hour)
 	_, err = other.Allow(ctx, "y")
@@ -72,7 +72,8 @@ func TestPenaltyAddedOrRemovedMintsNothing(t *testing.T) {
 			d, err := boxed.Allow(ctx, key)
 			must.NoError(t, err)
 			expect.False(t, d.Allowed, "the spent quota carries over")
-			expect.Equal(t, time.Hour, d.BlockedFor, "and the denial starts a block")
+			expect.True(t, d.BlockStarted, "and the denial starts a block")
+			expect.Equal(t, time.Hour, d.RetryAfter)
 			d, err = plain.Allow(ctx, key)
 			must.NoError(t, err)
 			expect.False(t, d.Allowed, "dropping the block mints nothing")

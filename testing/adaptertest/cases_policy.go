@@ -87,6 +87,18 @@ func checkEveryOutcomeReachesTheObserver(t *testing.T, a Adapter) {
 
 	inflightAllowed := inflightOutcomes(t, a, obs)
 
+	// A penalty box: its allowed request is not counted, its denial starts
+	// the block, which refuses the next request.
+	unallowed := httplimit.ObserverFunc(func(e httplimit.Event) {
+		if e.Outcome != httplimit.OutcomeAllowed {
+			obs.Observe(e)
+		}
+	})
+	boxed := start(t, a, nil, core.FixedWindow, core.PerMinute(1), []core.Option{core.WithBlockFor(time.Hour)}, httplimit.WithObserver(unallowed))
+	boxed.do("GET", "/", peerA)
+	expect.Equal(t, 429, boxed.do("GET", "/", peerA).Status, "denied: a block starts")
+	expect.Equal(t, 429, boxed.do("GET", "/", peerA).Status, "blocked")
+
 	for _, oc := range httplimit.Outcomes() {
 		want := 1
 		switch oc {
@@ -94,6 +106,8 @@ func checkEveryOutcomeReachesTheObserver(t *testing.T, a Adapter) {
 			want = 5 + inflightAllowed // two here, one in the dry run, one in the full store, one settled, and the in-flight ones
 		case httplimit.OutcomeFailedOpen:
 			want = 2 // one here, one opening the breaker
+		case httplimit.OutcomeDenied:
+			want = 2 // one here, one starting a block
 		}
 		expect.Equal(t, want, obs.count(oc), oc.String())
 	}
