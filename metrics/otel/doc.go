@@ -24,7 +24,8 @@
 //	ratewarden.memory_store.keys       up-down counter {key}: keys held
 //	ratewarden.memory_store.evictions  counter {eviction}: keys evicted
 //
-// The outcome is httplimit.Outcome's String: allowed, denied,
+// The outcome is httplimit.Outcome's String: allowed, denied, blocked (a penalty box's
+// refusal, core.WithBlockFor),
 // dry_run_denied, failed_open, failed_closed, key_error, skipped, refunded, store_full,
 // breaker_open. A store error is a failed_open or failed_closed decision, or
 // a refund that failed; a breaker_open decision asked no store and is none.

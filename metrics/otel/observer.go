@@ -124,7 +124,7 @@ func (o *Observer) Observe(e httplimit.Event) {
 	case httplimit.OutcomeBreakerOpen:
 		o.setBreaker(p, true)
 		return
-	case httplimit.OutcomeAllowed, httplimit.OutcomeDenied, httplimit.OutcomeDryRunDenied:
+	case httplimit.OutcomeAllowed, httplimit.OutcomeDenied, httplimit.OutcomeDryRunDenied, httplimit.OutcomeBlocked:
 		o.setBreaker(p, false)
 	}
 	if e.Err != nil && e.Outcome != httplimit.OutcomeKeyError && e.Outcome != httplimit.OutcomeStoreFull {

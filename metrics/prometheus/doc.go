@@ -23,7 +23,8 @@
 //	ratewarden_memory_store_keys                 gauge: keys held
 //	ratewarden_memory_store_evictions_total      counter: keys evicted
 //
-// The outcome label is httplimit.Outcome's String: allowed, denied,
+// The outcome label is httplimit.Outcome's String: allowed, denied, blocked (a penalty box's
+// refusal, core.WithBlockFor),
 // dry_run_denied, failed_open, failed_closed, key_error, skipped, refunded, store_full,
 // breaker_open.
 // Every outcome of a policy is exported from its first decision on, at 0 until

@@ -142,7 +142,7 @@ func (o *Observer) Observe(e httplimit.Event) {
 	case httplimit.OutcomeBreakerOpen:
 		s.breaker.set(true)
 		return
-	case httplimit.OutcomeAllowed, httplimit.OutcomeDenied, httplimit.OutcomeDryRunDenied:
+	case httplimit.OutcomeAllowed, httplimit.OutcomeDenied, httplimit.OutcomeDryRunDenied, httplimit.OutcomeBlocked:
 		s.breaker.set(false)
 	}
 	if e.Err != nil && e.Outcome != httplimit.OutcomeKeyError && e.Outcome != httplimit.OutcomeStoreFull {
