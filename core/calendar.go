@@ -29,8 +29,12 @@ const (
 
 var calendarUnitNames = [...]string{CalendarDay: "day", CalendarWeek: "week", CalendarMonth: "month"}
 
-// String returns the unit's name as ParseLimit reads it: day, week or month.
+// String returns the unit's name as ParseLimit reads it: day, week or
+// month; "none" for the zero CalendarUnit.
 func (u CalendarUnit) String() string {
+	if u == 0 {
+		return "none"
+	}
 	if u >= CalendarDay && u <= CalendarMonth {
 		return calendarUnitNames[u]
 	}
