@@ -85,6 +85,8 @@ type (
 		Overrides         []canonOverride `json:"overrides,omitempty"`
 		TimeZone          string          `json:"time_zone,omitempty"`
 		AnchorDay         int             `json:"anchor_day,omitempty"`
+		Concurrency       int64           `json:"concurrency,omitempty"`
+		LeaseNS           int64           `json:"lease_ns,omitempty"`
 	}
 	canonMatch struct {
 		Paths    []string      `json:"paths,omitempty"`
@@ -135,6 +137,7 @@ func canonicalPolicy(p *Policy) canonPolicy {
 		FailClosed: p.FailClosed, DryRun: p.DryRun, CountFailuresOnly: p.CountFailuresOnly,
 		Unlimited: p.Unlimited, Replaces: p.Replaces, TimeZone: p.TimeZone, AnchorDay: p.AnchorDay,
 	}
+	c.Concurrency, c.LeaseNS = p.Concurrency.Slots, int64(p.Concurrency.Lease)
 	if m := p.Match; len(m.Paths)+len(m.Prefixes)+len(m.Methods)+len(m.Hosts)+len(m.Headers) > 0 {
 		c.Match = &canonMatch{Paths: m.Paths, Prefixes: m.Prefixes, Methods: m.Methods, Hosts: m.Hosts}
 		for _, h := range m.Headers {

@@ -101,6 +101,10 @@ type Policy struct {
 	// weekly limits' ISO weekday (1 to 7); Parse sets it into those limits
 	// (a Document built in Go sets its limits' AnchorDay itself).
 	AnchorDay int
+	// Concurrency ("concurrency", with "lease") is the policy's in-flight
+	// limit: at most Slots requests of a key running at once, beside its
+	// limits (see core.InFlight); the zero InFlight when it has none.
+	Concurrency core.InFlight
 }
 
 // Match says which requests a policy applies to. Within a field, any listed

@@ -141,6 +141,9 @@ func (c *config) newLimiter(st core.Store, p *Policy, name string, limits []core
 	for _, l := range limits[1:] {
 		opts = append(opts, core.WithLimit(l.Named(name+" "+l.String())))
 	}
+	if o := inflightOption(p); o != nil {
+		opts = append(opts, o)
+	}
 	return core.NewLimiter(st, p.Algorithm, limits[0].Named(name), opts...)
 }
 

@@ -1,0 +1,85 @@
+package rules
+
+import (
+	"time"
+
+	"go.yaml.in/yaml/v4"
+
+	"github.com/ratewarden/ratewarden/core"
+)
+
+// A policy's in-flight fields: concurrency, at most N requests of a key
+// running at once (beside the policy's limits, on every instance sharing the
+// store), and lease, how long a slot stays held without renewal (the
+// longest a crashed instance keeps its slots; core.DefaultLease, 30s, when
+// absent).
+
+// decodeConcurrency reads a concurrency: 1 to core.MaxInFlightSlots.
+func decodeConcurrency(d *decoder, v *yaml.Node, at *path, p *Policy) {
+	n, ok := d.integer(v, at)
+	if !ok {
+		return
+	}
+	if err := (core.InFlight{Slots: n, Lease: core.DefaultLease}).Validate(); err != nil {
+		d.fail(deref(v), at, err, "concurrency %d: %v", n, err)
+		return
+	}
+	p.Concurrency.Slots = n
+	if p.Concurrency.Lease == 0 {
+		p.Concurrency.Lease = core.DefaultLease
+	}
+}
+
+// decodeLease reads a lease: a Go duration from core.MinLease to
+// core.MaxLease, such as 30s.
+func decodeLease(d *decoder, v *yaml.Node, at *path, p *Policy) {
+	s, ok := d.str(v, at)
+	if !ok {
+		return
+	}
+	lease, err := time.ParseDuration(s)
+	if err != nil {
+		d.fail(deref(v), at, nil, "lease %q is not a duration such as 30s or 2m", s)
+		return
+	}
+	if err := (core.InFlight{Slots: 1, Lease: lease}).Validate(); err != nil {
+		d.fail(deref(v), at, err, "%v", err)
+		return
+	}
+	p.Concurrency.Lease = lease
+}
+
+// policyInFlight reports, at the field, a lease on a policy with no
+// concurrency (the validator reports a concurrency on an unlimited policy).
+// It returns the names of the fields with problems.
+func (d *decoder) policyInFlight(present map[string]*yaml.Node, at *path, p *Policy) []string {
+	if v := present["lease"]; v != nil && present["concurrency"] == nil {
+		d.fail(deref(v), at.dot("lease"), nil, "lease applies to an in-flight limit: write concurrency beside it")
+		p.Concurrency = core.InFlight{}
+		return []string{"lease"}
+	}
+	return nil
+}
+
+// inflight checks a policy's in-flight limit, for a Document built in Go.
+func (v *validator) inflight(p *Policy, i int, at *path) {
+	if p.Concurrency.IsZero() || v.skip(i, "concurrency") || v.skip(i, "lease") {
+		return
+	}
+	if p.Unlimited {
+		v.report(at.dot("concurrency"), p.Pos, nil, "an unlimited policy has no in-flight limit: remove concurrency or unlimited")
+		return
+	}
+	if err := p.Concurrency.Validate(); err != nil {
+		v.report(at.dot("concurrency"), p.Pos, err, "%v", err)
+	}
+}
+
+// inflightOption returns the limiter option of p's in-flight limit, nil
+// when it has none.
+func inflightOption(p *Policy) core.Option {
+	if p.Concurrency.IsZero() {
+		return nil
+	}
+	return core.WithInFlight(p.Concurrency)
+}

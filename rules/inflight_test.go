@@ -1,0 +1,93 @@
+package rules
+
+import (
+	"context"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/fakereq"
+	"github.com/ratewarden/ratewarden/store/memory"
+)
+
+func TestParseConcurrency(t *testing.T) {
+	doc, err := Parse([]byte(one("{name: a, limits: [100/m], concurrency: 5}")), "t")
+	require.NoError(t, err)
+	assert.Equal(t, core.Concurrent(5), doc.Policies[0].Concurrency)
+	for _, src := range []string{
+		"{name: a, limits: [100/m], concurrency: 5, lease: 10s}",
+		"{name: a, limits: [100/m], lease: 10s, concurrency: 5}",
+	} {
+		doc, err = Parse([]byte(one(src)), "t")
+		require.NoError(t, err)
+		assert.Equal(t, core.InFlight{Slots: 5, Lease: 10 * time.Second}, doc.Policies[0].Concurrency, src)
+	}
+	plain, err := Parse([]byte(one("{name: a, limits: [100/m]}")), "t")
+	require.NoError(t, err)
+	assert.True(t, plain.Policies[0].Concurrency.IsZero())
+	assert.NotEqual(t, plain.Digest(), doc.Digest(), "the digest covers the in-flight limit")
+}
+
+func TestParseProblemsOfConcurrency(t *testing.T) {
+	tests := []struct {
+		name  string
+		doc   string
+		wants []want
+	}{
+		{"no slots", one("{name: a, limits: [1/s], concurrency: 0}"),
+			[]want{{"4:43", "policies[0].concurrency", "concurrency 0: ratewarden: invalid limit: in-flight limit of 0 slots: it must be at least 1"}}},
+		{"100,000 slots at once", one("{name: a, limits: [1/s], concurrency: 100000}"),
+			[]want{{"4:43", "policies[0].concurrency", "above the maximum of 10000"}}},
+		{"a string for slots", one("{name: a, limits: [1/s], concurrency: many}"),
+			[]want{{"4:43", "policies[0].concurrency", "want a whole number, got a string"}}},
+		{"a lease of 0", one("{name: a, limits: [1/s], concurrency: 2, lease: 0s}"),
+			[]want{{"4:53", "policies[0].lease", "in-flight lease of 0s: it must be positive"}}},
+		{"a lease that is no duration", one("{name: a, limits: [1/s], concurrency: 2, lease: soon}"),
+			[]want{{"4:53", "policies[0].lease", `lease "soon" is not a duration such as 30s or 2m`}}},
+		{"a lease too long", one("{name: a, limits: [1/s], concurrency: 2, lease: 2h}"),
+			[]want{{"4:53", "policies[0].lease", "outside [10ms, 1h0m0s]"}}},
+		{"a lease without concurrency", one("{name: a, limits: [1/s], lease: 10s}"),
+			[]want{{"4:37", "policies[0].lease", "lease applies to an in-flight limit: write concurrency beside it"}}},
+		{"concurrency on an unlimited policy", one("{name: a, unlimited: true, concurrency: 2}"),
+			[]want{{"4:45", "policies[0].concurrency", "an unlimited policy has no in-flight limit"}}},
+	}
+	runProblems(t, tests)
+}
+
+// A Document built in Go is validated too.
+func TestValidateConcurrency(t *testing.T) {
+	doc := &Document{Schema: 1, Version: 1, Policies: []Policy{{Name: "a", Algorithm: core.GCRA, Limits: []core.Limit{core.PerMinute(10)}, Concurrency: core.InFlight{Slots: 3}}}}
+	err := doc.Validate()
+	require.ErrorIs(t, err, ErrInvalidRules)
+	assert.Contains(t, err.Error(), "policies[0].concurrency: ratewarden: invalid limit: in-flight lease of 0s")
+	doc.Policies[0].Concurrency = core.Concurrent(3)
+	require.NoError(t, doc.Validate())
+}
+
+// A rule set enforces a policy's concurrency: a request beyond it, while
+// others of its key run, gets 429; their release makes room.
+func TestSetConcurrency(t *testing.T) {
+	st, err := memory.New()
+	require.NoError(t, err)
+	defer st.Close()
+	doc, err := Parse([]byte(one("{name: api, limits: [100/m], concurrency: 1}")), "t")
+	require.NoError(t, err)
+	set, err := New(st, doc)
+	require.NoError(t, err)
+	ctx := context.Background()
+	pass, ok := set.Handle(ctx, fakereq.New("192.0.2.1:1"), httptest.NewRecorder())
+	require.True(t, ok)
+	w := httptest.NewRecorder()
+	_, ok = set.Handle(ctx, fakereq.New("192.0.2.1:1"), w)
+	require.False(t, ok)
+	assert.Equal(t, 429, w.Code)
+	assert.Equal(t, `"api";n=1`, w.Header().Get("X-Concurrency-Limit"))
+	pass.Release()
+	pass, ok = set.Handle(ctx, fakereq.New("192.0.2.1:1"), httptest.NewRecorder())
+	require.True(t, ok)
+	pass.Release()
+}
