@@ -101,10 +101,9 @@ type Policy struct {
 	// weekly limits' ISO weekday (1 to 7); Parse sets it into those limits
 	// (a Document built in Go sets its limits' AnchorDay itself).
 	AnchorDay int
-	// Concurrency ("concurrency", with "lease") is the policy's in-flight
-	// limit: at most Slots requests of a key running at once, beside its
-	// limits (see core.InFlight); the zero InFlight when it has none.
-	Concurrency core.InFlight
+	// Settle ("settle") settles each request's cost after its response, at
+	// the cost a response header names (see Settle); nil for none.
+	Settle *Settle
 }
 
 // Match says which requests a policy applies to. Within a field, any listed

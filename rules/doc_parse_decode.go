@@ -86,7 +86,7 @@ func (d *decoder) policy(n *yaml.Node, at *path, p *Policy) map[string]bool {
 	if bad := d.policyCalendar(present, at, p); bad != nil {
 		mark(bad...)
 	}
-	if bad := d.policyInFlight(present, at, p); bad != nil {
+	if bad := d.policySettle(present, at, p); bad != nil {
 		mark(bad...)
 	}
 	if p.Tiers != nil {

@@ -21,6 +21,7 @@ func objectFields() map[string][]string {
 		"keyPart":     names(keyPartFields),
 		"tiers":       names(tierFields),
 		"override":    names(overrideFields),
+		"settle":      names(settleFields),
 	}
 }
 
@@ -112,10 +113,9 @@ var policyFields = []field[*Policy]{
 		p.Replaces = d.strs(v, at, "policy names", nil)
 	}},
 	{"overrides", func(d *decoder, v *yaml.Node, at *path, p *Policy) { p.Overrides = d.overrideList(v, at) }},
-	{"time_zone", decodeTimeZone},      // calendar.go
-	{"anchor_day", decodeAnchorDay},    // calendar.go
-	{"concurrency", decodeConcurrency}, // inflight.go
-	{"lease", decodeLease},             // inflight.go
+	{"time_zone", decodeTimeZone},   // calendar.go
+	{"anchor_day", decodeAnchorDay}, // calendar.go
+	{"settle", decodeSettle},        // settle.go
 }
 
 // defaultsFields are the policy fields the defaults block may set.

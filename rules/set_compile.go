@@ -141,8 +141,8 @@ func (c *config) newLimiter(st core.Store, p *Policy, name string, limits []core
 	for _, l := range limits[1:] {
 		opts = append(opts, core.WithLimit(l.Named(name+" "+l.String())))
 	}
-	if o := inflightOption(p); o != nil {
-		opts = append(opts, o)
+	if p.Settle != nil {
+		opts = append(opts, core.WithDebt(p.Settle.Debt))
 	}
 	return core.NewLimiter(st, p.Algorithm, limits[0].Named(name), opts...)
 }
@@ -187,11 +187,10 @@ func (c *config) tierOptions(e *entry, p *Policy, lim *core.Limiter) ([]httplimi
 }
 
 // behaviourOptions are the document's switches: cost, dry run, fail mode,
-// counting only failures.
+// counting only failures, settling.
 func behaviourOptions(p *Policy) []httplimit.Option {
 	var opts []httplimit.Option
-	if p.Cost != 1 {
-		cost := p.Cost
+	if cost := settleCost(p); cost != 1 {
 		opts = append(opts, httplimit.WithCost(func(keyfuncs.Request) int64 { return cost }))
 	}
 	if p.DryRun {
@@ -202,6 +201,9 @@ func behaviourOptions(p *Policy) []httplimit.Option {
 	}
 	if p.CountFailuresOnly {
 		opts = append(opts, httplimit.WithRefund(func(status int) bool { return status < 400 }))
+	}
+	if p.Settle != nil {
+		opts = append(opts, httplimit.WithSettleHeader(p.Settle.Header))
 	}
 	return opts
 }
