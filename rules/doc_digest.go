@@ -86,6 +86,8 @@ type (
 		TimeZone          string          `json:"time_zone,omitempty"`
 		AnchorDay         int             `json:"anchor_day,omitempty"`
 		Settle            *canonSettle    `json:"settle,omitempty"`
+		Concurrency       int64           `json:"concurrency,omitempty"`
+		LeaseNS           int64           `json:"lease_ns,omitempty"`
 	}
 	canonMatch struct {
 		Paths    []string      `json:"paths,omitempty"`
@@ -137,6 +139,7 @@ func canonicalPolicy(p *Policy) canonPolicy {
 		Unlimited: p.Unlimited, Replaces: p.Replaces, TimeZone: p.TimeZone, AnchorDay: p.AnchorDay,
 		Settle: canonicalSettle(p.Settle),
 	}
+	c.Concurrency, c.LeaseNS = p.Concurrency.Slots, int64(p.Concurrency.Lease)
 	if m := p.Match; len(m.Paths)+len(m.Prefixes)+len(m.Methods)+len(m.Hosts)+len(m.Headers) > 0 {
 		c.Match = &canonMatch{Paths: m.Paths, Prefixes: m.Prefixes, Methods: m.Methods, Hosts: m.Hosts}
 		for _, h := range m.Headers {

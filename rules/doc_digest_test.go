@@ -125,7 +125,7 @@ func TestDigestCanonicalForm(t *testing.T) {
 // differing in it would share a digest.
 var digestFields = map[reflect.Type][]string{
 	reflect.TypeFor[Document]():    {"Schema", "Version", "Policies"},
-	reflect.TypeFor[Policy]():      {"Name", "Pos", "Match", "Key", "Algorithm", "Limits", "Tiers", "Cost", "FailClosed", "DryRun", "CountFailuresOnly", "Unlimited", "Replaces", "Overrides", "TimeZone", "AnchorDay", "Settle"},
+	reflect.TypeFor[Policy]():      {"Name", "Pos", "Match", "Key", "Algorithm", "Limits", "Tiers", "Cost", "FailClosed", "DryRun", "CountFailuresOnly", "Unlimited", "Replaces", "Overrides", "TimeZone", "AnchorDay", "Settle", "Concurrency"},
 	reflect.TypeFor[Match]():       {"Paths", "Prefixes", "Methods", "Hosts", "Headers"},
 	reflect.TypeFor[HeaderMatch](): {"Name", "Value", "Present"},
 	reflect.TypeFor[Key]():         {"Parts"},
@@ -133,6 +133,7 @@ var digestFields = map[reflect.Type][]string{
 	reflect.TypeFor[Tiers]():       {"By", "Default", "Levels"},
 	reflect.TypeFor[Tier]():        {"Name", "Limits"},
 	reflect.TypeFor[Override]():    {"Key", "Limits", "Unlimited", "Blocked", "Pos"},
+	reflect.TypeFor[Settle]():      {"Header", "Reserve", "Debt"},
 	reflect.TypeFor[Settle]():      {"Header", "Reserve", "Debt"},
 	reflect.TypeFor[core.Limit]():  {"Rate", "Period", "Burst", "Name", "Calendar", "Zone", "AnchorDay"},
 }

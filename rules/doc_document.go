@@ -104,6 +104,10 @@ type Policy struct {
 	// Settle ("settle") settles each request's cost after its response, at
 	// the cost a response header names (see Settle); nil for none.
 	Settle *Settle
+	// Concurrency ("concurrency", with "lease") is the policy's in-flight
+	// limit: at most Slots requests of a key running at once, beside its
+	// limits (see core.InFlight); the zero InFlight when it has none.
+	Concurrency core.InFlight
 }
 
 // Match says which requests a policy applies to. Within a field, any listed

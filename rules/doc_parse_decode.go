@@ -89,6 +89,9 @@ func (d *decoder) policy(n *yaml.Node, at *path, p *Policy) map[string]bool {
 	if bad := d.policySettle(present, at, p); bad != nil {
 		mark(bad...)
 	}
+	if bad := d.policyInFlight(present, at, p); bad != nil {
+		mark(bad...)
+	}
 	if p.Tiers != nil {
 		p.Limits = tierLimits(p.Tiers, p.Tiers.Default)
 	}

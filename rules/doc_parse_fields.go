@@ -113,9 +113,11 @@ var policyFields = []field[*Policy]{
 		p.Replaces = d.strs(v, at, "policy names", nil)
 	}},
 	{"overrides", func(d *decoder, v *yaml.Node, at *path, p *Policy) { p.Overrides = d.overrideList(v, at) }},
-	{"time_zone", decodeTimeZone},   // calendar.go
-	{"anchor_day", decodeAnchorDay}, // calendar.go
-	{"settle", decodeSettle},        // settle.go
+	{"time_zone", decodeTimeZone},      // calendar.go
+	{"anchor_day", decodeAnchorDay},    // calendar.go
+	{"concurrency", decodeConcurrency}, // inflight.go
+	{"settle", decodeSettle},           // settle.go
+	{"lease", decodeLease},             // inflight.go
 }
 
 // defaultsFields are the policy fields the defaults block may set.

@@ -141,6 +141,9 @@ func (c *config) newLimiter(st core.Store, p *Policy, name string, limits []core
 	for _, l := range limits[1:] {
 		opts = append(opts, core.WithLimit(l.Named(name+" "+l.String())))
 	}
+	if o := inflightOption(p); o != nil {
+		opts = append(opts, o)
+	}
 	if p.Settle != nil {
 		opts = append(opts, core.WithDebt(p.Settle.Debt))
 	}
