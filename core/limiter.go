@@ -29,6 +29,9 @@ type Limiter struct {
 	// inflight holds the in-flight limit and its leases (see WithInFlight);
 	// nil when there is none.
 	inflight *inflightState
+	// lease holds the token lease and its table (see WithTokenLease); nil
+	// when there is none: the rate-only path pays one nil test.
+	lease *leaseState
 }
 
 // Option configures a Limiter.
@@ -89,6 +92,9 @@ func NewLimiter(store Store, alg Algorithm, limit Limit, opts ...Option) (*Limit
 	}
 	_, l.sys = l.clock.(SystemClock)
 	if err := l.setLimits(l.limits, "default", func(l Limit) string { return l.String() }); err != nil {
+		return nil, err
+	}
+	if err := l.checkTokenLease(); err != nil {
 		return nil, err
 	}
 	return l, nil
@@ -172,6 +178,11 @@ func (l *Limiter) AllowNAt(ctx context.Context, key string, n int64, arrival tim
 	default:
 		now = systemAt(arrival)
 	}
+	if l.lease != nil && n > 0 {
+		if d, ok := l.lease.spendOrAwait(ctx, l, key, n, now); ok {
+			return d, nil
+		}
+	}
 	probe := false
 	if b := l.breaker; b != nil && b.openUntil.Load() != 0 {
 		var ask bool
@@ -180,10 +191,14 @@ func (l *Limiter) AllowNAt(ctx context.Context, key string, n int64, arrival tim
 			return Decision{RetryAfter: wait}, ErrBreakerOpen
 		}
 	}
-	d, err = l.store.Take(ctx, TakeRequest{
-		Key: key, Namespace: l.ns, Algorithm: l.alg, Limits: l.limits, Cost: n, Now: now, plan: &l.plan,
-		MaxDebt: l.debt, BlockFor: l.blockFor,
-	})
+	if l.lease != nil && n > 0 {
+		d, err = l.lease.call(ctx, l, key, n, now) // lease_limiter.go
+	} else {
+		d, err = l.store.Take(ctx, TakeRequest{
+			Key: key, Namespace: l.ns, Algorithm: l.alg, Limits: l.limits, Cost: n, Now: now, plan: &l.plan,
+			MaxDebt: l.debt, BlockFor: l.blockFor,
+		})
+	}
 	if b := l.breaker; b != nil && (err != nil || probe || b.failures.Load() != 0) {
 		l.record(ctx, err, probe, now)
 	}

@@ -26,6 +26,10 @@ func (l *Limiter) Tier(name string, limit Limit, more ...Limit) (*Limiter, error
 	t := &Limiter{alg: l.alg, store: l.store, clock: l.clock, sys: l.sys, ns: l.ns + "\x00" + name, breaker: l.breaker, blockFor: l.blockFor, debt: l.debt, inflight: l.inflight}
 	limits := append(append(make([]Limit, 0, 1+len(more)), limit), more...)
 	err := t.setLimits(limits, name, func(lim Limit) string { return name + " " + lim.String() })
+	if err == nil && l.lease != nil { // a tier leases on its own table
+		t.lease = &leaseState{cfg: l.lease.cfg}
+		err = t.checkTokenLease()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("tier %q: %w", name, err)
 	}
@@ -63,6 +67,7 @@ func (l *Limiter) Reset(ctx context.Context, key string) error {
 	if !ok {
 		return fmt.Errorf("%w: %T cannot reset a key", ErrUnsupported, l.store)
 	}
+	l.lease.forget(key) // the key's leased tokens were counted before the reset
 	return r.Reset(ctx, l.request(key, 0, l.clock.Now()))
 }
 

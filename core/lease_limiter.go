@@ -1,0 +1,305 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// maxLeaseBackground bounds a Limiter's background lease calls (refreshes
+// and give-backs) running at once; past it, a refresh waits for the next
+// request's turn and a give-back is dropped (its tokens are lost, as a
+// crashed instance's are, within the bound).
+const maxLeaseBackground = 64
+
+// leaseState is a Limiter's token lease (WithTokenLease) and its table.
+type leaseState struct {
+	cfg      TokenLease
+	leaser   TokenLeaser
+	table    *leaseTable
+	fleetMax int64 // Fleet x Max: a key with this little left leases 1
+	ttlUs    int64
+
+	bg  sync.WaitGroup
+	bgN atomic.Int64
+	// What TokenLeaseStats reports (local spends are counted per set).
+	decisions, calls, refreshes, leased, returned, failures atomic.Int64
+}
+
+func (s *leaseState) init(leaser TokenLeaser) {
+	s.leaser = leaser
+	keys := s.cfg.Keys
+	if keys == 0 {
+		keys = DefaultTokenLeaseKeys
+	}
+	s.table = newLeaseTable(keys)
+	s.fleetMax = int64(max(1, s.cfg.Fleet)) * s.cfg.Max
+	s.ttlUs = s.cfg.TTL.Microseconds()
+}
+
+// spendOrAwait decides key's request of n from its lease at now, waiting
+// for a refresh on its way when the lease is empty; ok is false when the
+// store must decide.
+func (s *leaseState) spendOrAwait(ctx context.Context, l *Limiter, key string, n int64, now time.Time) (d Decision, ok bool) {
+	us := Micros(now)
+	if d, ok = s.spend(l, key, n, us); !ok && s.awaitRefresh(ctx, key) {
+		d, ok = s.spend(l, key, n, us)
+	}
+	if ok {
+		d.at, d.spent = us, n
+	}
+	return d, ok
+}
+
+// spend decides key's request of n from its lease, with no store call, at
+// now (µs): ok is false when the key holds too few tokens. It starts a
+// refresh when the lease runs low or old.
+func (s *leaseState) spend(l *Limiter, key string, n, now int64) (d Decision, ok bool) {
+	set := s.table.set(key)
+	set.mu.Lock()
+	e := set.find(key)
+	if e == nil || !s.ready(l, key, e, n, now) {
+		set.mu.Unlock()
+		return Decision{}, false
+	}
+	e.cur.tokens -= n
+	e.last = now
+	e.count++
+	set.spent++
+	d = Decision{Allowed: true, Limit: l.limits[e.index], Index: e.index,
+		Remaining: max(0, e.remaining) + e.cur.tokens + e.next.tokens}
+	if e.reset > now {
+		d.ResetAfter = micros(e.reset - now)
+	}
+	var want int64
+	if !e.refreshing && e.next.tokens == 0 && (e.cur.tokens*2 <= e.size || now >= e.cur.exp-(e.cur.exp-e.cur.at)/4) {
+		if want = s.resize(e, now); want > 1 {
+			e.refreshing, e.landed = true, make(chan struct{})
+		}
+	}
+	gen := e.gen
+	set.mu.Unlock()
+	if want > 1 {
+		s.background(func(ctx context.Context) { s.refresh(ctx, l, key, gen, want) })
+	}
+	return d, true
+}
+
+// ready reports whether e's current lease can pay n at now, moving the next
+// lease in when the current one is spent or over; e's set is locked.
+func (s *leaseState) ready(l *Limiter, key string, e *leaseEntry, n, now int64) bool {
+	if e.cur.tokens >= n && now < e.cur.exp {
+		return true
+	}
+	if e.next.tokens < n || now >= e.next.exp {
+		return false
+	}
+	s.giveBack(l, key, e.cur, now)
+	e.cur, e.next = e.next, leaseSlot{}
+	return true
+}
+
+// resize sets e's next lease size from the key's local rate since the last
+// resize (count decisions since since): the tokens it spends in TTL/2, at
+// most twice the last size and at most Max; 1 for a key's first decision,
+// and once the store's remaining quota is at most Fleet x Max. e's set is
+// locked.
+func (s *leaseState) resize(e *leaseEntry, now int64) int64 {
+	size := int64(1)
+	switch elapsed := now - e.since; {
+	case e.size == 0: // the key's first decision: cold
+	case elapsed > 0:
+		target := int64(float64(e.count) * float64(s.ttlUs) / 2 / float64(elapsed))
+		size = max(1, min(target, 2*e.size, s.cfg.Max))
+	default: // another decision at the same instant (a clock's tick): hot
+		size = min(2*e.size, s.cfg.Max)
+	}
+	if e.remaining >= 0 && e.remaining <= s.fleetMax {
+		size = 1
+	}
+	e.size, e.since, e.count = size, now, 0
+	return size
+}
+
+// note records a store decision of key's at now (µs) in e; e's set is locked.
+func (e *leaseEntry) note(d *Decision, now int64) {
+	e.index, e.remaining, e.reset = d.Index, d.Remaining, now+d.ResetAfter.Microseconds()
+}
+
+// call decides key's request of n through the store, at now: a plain Take
+// while the key is cold (or near its limit), else a lease of the key's size,
+// whose tokens beyond n are kept for the key's next requests.
+func (s *leaseState) call(ctx context.Context, l *Limiter, key string, n int64, now time.Time) (Decision, error) {
+	us := Micros(now)
+	set := s.table.set(key)
+	set.mu.Lock()
+	e, old := s.table.claim(set, key, us)
+	e.last = us
+	e.count++
+	if !e.cur.valid(us) {
+		s.giveBack(l, key, e.cur, us)
+		e.cur = leaseSlot{}
+	}
+	size, gen := s.resize(e, us), e.gen
+	set.mu.Unlock()
+	s.giveBack(l, old.key, old.cur, us)
+	s.giveBack(l, old.key, old.next, us)
+	s.decisions.Add(1)
+	s.calls.Add(1)
+	req := l.request(key, n, now)
+	if size <= 1 {
+		d, err := l.store.Take(ctx, req)
+		if err == nil {
+			s.noteDecision(key, gen, &d, us)
+		}
+		return d, err
+	}
+	want := max(size, n)
+	g, err := s.leaser.LeaseTokens(ctx, req, want, s.cfg.TTL)
+	if err == nil {
+		err = s.checkGrant(&g, n, want)
+	}
+	if err != nil {
+		return Decision{}, err
+	}
+	s.keep(l, key, gen, &g, n, us)
+	d := g.Decision
+	if g.Granted > 0 {
+		d.Remaining += g.Granted - n
+	}
+	return d, nil
+}
+
+// wrapGrant is an error wrapping ErrTokenGrant.
+func wrapGrant(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrTokenGrant}, args...)...)
+}
+
+// checkGrant refuses a grant outside the lease's terms.
+func (s *leaseState) checkGrant(g *TokenGrant, n, want int64) error {
+	switch {
+	case g.Granted < 0 || g.Granted > want || (g.Granted > 0 && g.Granted < n):
+		return wrapGrant("%d tokens granted, %d to %d asked for", g.Granted, n, want)
+	case g.Granted > 0 && (g.TTL <= 0 || g.TTL > s.cfg.TTL || !g.Decision.Allowed):
+		return wrapGrant("a grant of %d for %s", g.Granted, g.TTL)
+	case g.Granted == 0 && g.Decision.Allowed:
+		return wrapGrant("an admission with no tokens granted")
+	}
+	return nil
+}
+
+// keep records the grant g (n of it spent at now, µs) in key's entry, if
+// the entry is still key's (gen), as its current lease or, while that one
+// lasts, its next; else gives the unspent tokens back.
+func (s *leaseState) keep(l *Limiter, key string, gen uint64, g *TokenGrant, n, now int64) {
+	s.leased.Add(g.Granted)
+	slot := leaseSlot{tokens: g.Granted - n, exp: now + g.TTL.Microseconds(), at: now}
+	set := s.table.set(key)
+	set.mu.Lock()
+	e := set.find(key)
+	if e == nil || e.gen != gen {
+		set.mu.Unlock()
+		s.giveBack(l, key, slot, now)
+		return
+	}
+	e.note(&g.Decision, now)
+	if g.Granted == 0 {
+		e.size = 1
+	}
+	switch {
+	case slot.tokens <= 0:
+	case !e.cur.valid(now):
+		s.giveBack(l, key, e.cur, now)
+		e.cur = slot
+	case e.cur.exp == slot.exp:
+		e.cur.tokens += slot.tokens
+	default:
+		s.giveBack(l, key, e.next, now)
+		e.next = slot
+	}
+	set.mu.Unlock()
+}
+
+// noteDecision records a Take's decision of key's at now (µs), if its
+// entry is still key's.
+func (s *leaseState) noteDecision(key string, gen uint64, d *Decision, now int64) {
+	set := s.table.set(key)
+	set.mu.Lock()
+	if e := set.find(key); e != nil && e.gen == gen {
+		e.note(d, now)
+	}
+	set.mu.Unlock()
+}
+
+// refresh asks the store for a lease of want of key's tokens in the
+// background, and keeps it for the key's next requests; a failure leaves
+// the held tokens to be spent until they expire.
+func (s *leaseState) refresh(ctx context.Context, l *Limiter, key string, gen uint64, want int64) {
+	now := l.now()
+	us := Micros(now)
+	s.calls.Add(1)
+	s.refreshes.Add(1)
+	g, err := s.leaser.LeaseTokens(ctx, l.request(key, 1, now), want, s.cfg.TTL)
+	if err == nil {
+		err = s.checkGrant(&g, 1, want)
+	}
+	if err == nil {
+		s.keep(l, key, gen, &g, 0, us)
+	} else {
+		s.failures.Add(1)
+	}
+	set := s.table.set(key)
+	set.mu.Lock()
+	if e := set.find(key); e != nil && e.gen == gen && e.refreshing {
+		e.refreshing = false
+		close(e.landed)
+	}
+	set.mu.Unlock()
+}
+
+// awaitRefresh waits, when key's lease is empty and a refresh of it is on
+// its way, for the refresh to land (or ctx to end), and reports whether it
+// waited: the request then tries the lease again instead of calling the
+// store itself (and being refused for tokens the refresh is taking).
+func (s *leaseState) awaitRefresh(ctx context.Context, key string) bool {
+	set := s.table.set(key)
+	set.mu.Lock()
+	var landed chan struct{}
+	if e := set.find(key); e != nil && e.refreshing {
+		landed = e.landed
+	}
+	set.mu.Unlock()
+	if landed == nil {
+		return false
+	}
+	select {
+	case <-landed:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// forget drops key's leases without giving them back (a reset forgot what
+// they were counted against).
+func (s *leaseState) forget(key string) {
+	if s == nil || s.table == nil {
+		return
+	}
+	set := s.table.set(key)
+	set.mu.Lock()
+	if e := set.find(key); e != nil {
+		e.cur, e.next, e.size = leaseSlot{}, leaseSlot{}, 1
+	}
+	set.mu.Unlock()
+}
+
+// now reads the limiter's clock as AllowN does.
+func (l *Limiter) now() time.Time {
+	if l.sys {
+		return SystemClock{}.Now()
+	}
+	return l.clock.Now()
+}
