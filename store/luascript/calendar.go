@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/ratewarden/ratewarden/core"
 )
@@ -18,11 +19,25 @@ var calendarScripts = func() [core.GCRA + 1]*Script {
 	return s
 }()
 
+// blockCalendarScripts are the calendar scripts with the penalty box
+// decided around them (block.go), for a calendar request with a BlockFor.
+var blockCalendarScripts = func() [core.GCRA + 1]*Script {
+	var s [core.GCRA + 1]*Script
+	for _, a := range []core.Algorithm{core.FixedWindow, core.SlidingWindow} {
+		body, ok := strings.CutPrefix(calendarScripts[a].Source, "-- ratewarden "+a.String()+"+calendar\n"+luaNow)
+		if ok {
+			s[a] = newScript(a.String()+"+calendar+block", luaBlockHead+body+luaBlockTail)
+		}
+	}
+	return s
+}()
+
 // CalendarScripts returns the scripts of requests with a calendar limit: the
-// fixed window's, then the sliding window's. A binding may SCRIPT LOAD them
-// ahead of use, as it may Scripts.
+// fixed window's and the sliding window's, then the same with the penalty
+// box. A binding may SCRIPT LOAD them ahead of use, as it may Scripts.
 func CalendarScripts() []*Script {
-	return []*Script{calendarScripts[core.FixedWindow], calendarScripts[core.SlidingWindow]}
+	return []*Script{calendarScripts[core.FixedWindow], calendarScripts[core.SlidingWindow],
+		blockCalendarScripts[core.FixedWindow], blockCalendarScripts[core.SlidingWindow]}
 }
 
 // errCalendarClock is what a calendar request returns when Redis's clock is
@@ -82,6 +97,9 @@ func (s *Store) takeCalendar(ctx context.Context, req core.TakeRequest) (core.De
 	for i := 0; err == nil && i < len(req.Limits); i++ {
 		err = req.Algorithm.ValidateLimit(req.Limits[i])
 	}
+	if err == nil && req.BlockFor != 0 {
+		err = checkBlock(req)
+	}
 	if err != nil {
 		return core.Decision{}, err
 	}
@@ -98,23 +116,47 @@ func (s *Store) takeCalendar(ctx context.Context, req core.TakeRequest) (core.De
 				encs[i] = e.withBounds(b)
 			}
 		}
-		call := s.cfg.appendCall(make([]string, 0, 6+3*len(encs)), req, now, encs)
-		reply, err := s.backend.Eval(ctx, calendarScripts[req.Algorithm], call[:len(encs)], call[len(encs):], make([]int64, 0, 2+3*len(encs)))
+		script, nk := calendarScripts[req.Algorithm], len(encs)
+		var call []string
+		if req.BlockFor != 0 { // the penalty box around the calendar script (block.go)
+			script, nk, call = blockCalendarScripts[req.Algorithm], nk+1, s.cfg.appendBlockCall(make([]string, 0, 8+3*nk), req, now, encs)
+		} else {
+			call = s.cfg.appendCall(make([]string, 0, 6+3*nk), req, now, encs)
+		}
+		reply, err := s.backend.Eval(ctx, script, call[:nk], call[nk:], make([]int64, 0, 5+3*len(encs)))
 		if req.Cost < 0 {
 			s.dropKey(req)
 		}
 		if err != nil {
 			return core.Decision{}, fmt.Errorf("%w: %w", ErrRedis, err)
 		}
-		if len(reply) == 2 && reply[0] == -1 && reply[1] >= 0 && reply[1] <= core.MaxTime {
-			at = reply[1] // Redis's now is in none of the windows: send the bounds around it
+		if miss := calendarMiss(req, reply); miss >= 0 {
+			at = miss // Redis's now is in none of the windows: send the bounds around it
 			continue
 		}
-		d, err := decode(req, reply)
+		var d core.Decision
+		if req.BlockFor != 0 {
+			d, err = decodeBlock(req, reply)
+		} else {
+			d, err = decode(req, reply)
+		}
 		if err != nil {
 			return core.Decision{}, fmt.Errorf("%w: %w", ErrRedis, err)
 		}
 		return d, nil
 	}
 	return core.Decision{}, fmt.Errorf("%w: %w", ErrRedis, errCalendarClock)
+}
+
+// calendarMiss returns Redis's now when the calendar script replied that it
+// is in none of the windows it was given ({-1, now}, followed by the
+// block's three integers under a penalty box), and -1 otherwise.
+func calendarMiss(req core.TakeRequest, reply []int64) int64 {
+	if req.BlockFor != 0 && len(reply) >= 3 {
+		reply = reply[:len(reply)-3]
+	}
+	if len(reply) == 2 && reply[0] == -1 && reply[1] >= 0 && reply[1] <= core.MaxTime {
+		return reply[1]
+	}
+	return -1
 }

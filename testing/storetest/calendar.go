@@ -20,8 +20,8 @@ import (
 // 23-hour day when New York's clocks spring forward, the 25-hour day when
 // Berlin's fall back, a leap February's anchor day, an anchor on the 31st
 // in a 30-day month, and a week. Each sequence of spends, peeks and refunds
-// must give, decision by decision, what the reference decides, alone and
-// beside a plain limit; 64 goroutines on 4 limiters sharing the store must
+// must give, decision by decision, what the reference decides, alone, beside
+// a plain limit and with a penalty box; 64 goroutines on 4 limiters sharing the store must
 // admit exactly what the reference admits just before, at and after a
 // boundary; a calendar limit under any other algorithm is an error.
 func RunCalendar(t *testing.T, newStore NewStore) {
@@ -103,15 +103,23 @@ func calendarScript(seed uint64, c calendarCase, n int) []step {
 func calendarScripted(t *testing.T, newStore NewStore) {
 	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow} {
 		for ci, c := range calendarCases(t) {
-			sets := [][]core.Limit{{c.limit}, {core.PerHour(5).Named("hour"), c.limit}}
-			for si, limits := range sets {
+			sets := []struct {
+				limits []core.Limit
+				block  time.Duration // a penalty box (core.WithBlockFor)
+			}{
+				{[]core.Limit{c.limit}, 0},
+				{[]core.Limit{core.PerHour(5).Named("hour"), c.limit}, 0},
+				{[]core.Limit{c.limit}, c.span / 20},
+			}
+			for si, set := range sets {
+				limits := set.limits
 				t.Run(fmt.Sprintf("%s/%s/%d", alg, c.name, si), func(t *testing.T) {
 					st := newStore(t)
 					ref := NewReference()
 					ctx := context.Background()
 					ns := fmt.Sprintf("calendar-%s-%d-%d", alg, ci, si)
 					for n, s := range calendarScript(uint64(ci*16+si)+uint64(alg)<<8, c, 240) {
-						req := core.TakeRequest{Key: s.key, Namespace: ns, Algorithm: alg, Limits: limits, Cost: s.cost, Now: s.at, Admitted: s.admitted}
+						req := core.TakeRequest{Key: s.key, Namespace: ns, Algorithm: alg, Limits: limits, Cost: s.cost, Now: s.at, Admitted: s.admitted, BlockFor: set.block}
 						want, err := ref.Take(ctx, req)
 						must.NoError(t, err)
 						got, err := st.Take(ctx, req)
