@@ -218,12 +218,13 @@ func (r *TakeRequest) decideSettle(d *Decision, states []State, now int64) error
 func (a Algorithm) charge(s *State, p *params, n, now int64) {
 	switch a {
 	case FixedWindow, SlidingWindow:
-		start := windowStart(p, now)
+		w := p.window(now) // a calendar's previous window is no Period back
+		start := w.start
 		var cur, prev int64
 		switch s.T {
 		case start:
 			cur, prev = s.N, s.P
-		case start - p.period:
+		case w.prev:
 			prev = s.N
 		}
 		if a == FixedWindow {
