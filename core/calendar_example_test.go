@@ -61,3 +61,27 @@ func ExampleParseLimit_calendar() {
 	// "1000/day"                                 calendar none, zone "", anchor 0: 1000/d
 	// ratewarden: invalid limit: "100/month in Mars/Olympus": unknown time zone "Mars/Olympus" (want an IANA name such as Europe/Berlin)
 }
+
+// A monthly quota of a billing plan: 10,000 calls, resetting on the 15th at
+// midnight in the customer's zone, counted by the fixed window.
+func ExampleLimit_AnchoredOn() {
+	store, err := memory.New()
+	if err != nil {
+		panic(err)
+	}
+	defer store.Close()
+	quota := core.Monthly(10000).In("America/New_York").AnchoredOn(15)
+	limiter, err := core.NewLimiter(store, core.FixedWindow, quota)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(limiter.Limits()[0])
+	start, end, _ := quota.WindowAt(time.Date(2026, 11, 3, 12, 0, 0, 0, time.UTC))
+	fmt.Println(start, "to", end)
+	_, err = core.NewLimiter(store, core.GCRA, quota)
+	fmt.Println(err)
+	// Output:
+	// 10000/month in America/New_York anchor 15
+	// 2026-10-15 00:00:00 -0400 EDT to 2026-11-15 00:00:00 -0500 EST
+	// ratewarden: invalid limit: gcra cannot follow calendar months (its windows are not of one length); use fixed-window or sliding-window for 10000/month in America/New_York anchor 15
+}
