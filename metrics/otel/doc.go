@@ -17,6 +17,11 @@
 //	ratewarden.store.duration       histogram, unit s, attribute ratewarden.policy
 //	ratewarden.store.errors         counter {error}, attribute ratewarden.policy
 //	ratewarden.breaker.open         gauge, unit 1, attribute ratewarden.policy
+//	ratewarden.settle.cost          counter, unit {cost}, attributes ratewarden.policy and
+//	                                ratewarden.settle.direction (charged or returned): cost settled
+//	                                after the response (httplimit.WithSettle)
+//	ratewarden.settle.debt          histogram, unit {cost}, attribute ratewarden.policy: the debt a
+//	                                settle left its key in (DebtBuckets)
 //	ratewarden.rules.version        observable gauge, unit 1, attribute ratewarden.rules.digest
 //
 // and, for a memory store (RegisterMemoryStore), observed at collection:

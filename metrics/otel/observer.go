@@ -29,6 +29,7 @@ type Observer struct {
 	breaker     metric.Int64Gauge
 	attrs       []attribute.KeyValue
 	rules       atomic.Pointer[rulesInForce] // what ObserveRules heard last
+	settle      settleInstruments            // settle.go
 
 	table *observerkit.PolicyTable[*policyOptions] // at most the bound's names, then OverflowPolicy
 }
@@ -40,6 +41,7 @@ type policyOptions struct {
 	unknown   []metric.AddOption    // an outcome not in httplimit.Outcomes
 	duration  []metric.RecordOption // the policy alone: for the gauge too
 	errors    []metric.AddOption
+	settle    settleOptions
 
 	breakerOpen atomic.Bool // what ratewarden.breaker.open was last set to
 	breakerMu   sync.Mutex  // held to change breakerOpen and the gauge together
@@ -98,6 +100,9 @@ func New(mp metric.MeterProvider, opts ...Option) (*Observer, error) {
 	if err := errors.Join(errs[:]...); err != nil {
 		return nil, fmt.Errorf("otelmetrics: making the instruments: %w", err)
 	}
+	if err := o.settle.make(meter); err != nil {
+		return nil, err
+	}
 	o.table = observerkit.NewPolicyTable(c.MaxPolicies, OverflowPolicy, o.makeOptions)
 	return o, nil
 }
@@ -119,6 +124,9 @@ func (o *Observer) Observe(e httplimit.Event) {
 	o.decisions.Add(ctx, 1, add...)
 	if e.StoreLatency > 0 {
 		o.duration.Record(ctx, e.StoreLatency.Seconds(), p.duration...)
+	}
+	if e.Outcome == httplimit.OutcomeSettled && e.Err == nil {
+		o.settle.observe(ctx, &p.settle, e)
 	}
 	switch e.Outcome {
 	case httplimit.OutcomeBreakerOpen:
@@ -144,6 +152,7 @@ func (o *Observer) makeOptions(policy string) *policyOptions {
 		unknown:   withOutcome(httplimit.Outcome(0).String()),
 		duration:  []metric.RecordOption{policyOnly},
 		errors:    []metric.AddOption{policyOnly},
+		settle:    o.settle.options(o.attrs, policy),
 	}
 	for _, out := range httplimit.Outcomes() {
 		p.decisions[out] = withOutcome(out.String())

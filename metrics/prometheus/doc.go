@@ -16,6 +16,9 @@
 //	ratewarden_store_latency_seconds{policy}     histogram: time in the store
 //	ratewarden_store_errors_total{policy}        counter: failed store calls
 //	ratewarden_breaker_open{policy}              gauge: 1 while the store's circuit breaker answers
+//	ratewarden_settled_cost_total{policy, direction}  counter: cost settled after the response
+//	                                             (httplimit.WithSettle): charged or returned
+//	ratewarden_settle_debt{policy}               histogram: the debt a settle left its key in (DebtBuckets)
 //	ratewarden_rules_version{digest}             gauge: the rules document in force (rules.Set)
 //
 // and, for a memory store (RegisterMemoryStore), read at scrape time:

@@ -33,6 +33,7 @@ type Observer struct {
 	storeErrors *prometheus.CounterVec
 	breaker     *prometheus.GaugeVec
 	rules       *rulesMetric
+	settle      *settleMetrics // settle.go
 
 	table *observerkit.PolicyTable[*policySeries] // at most maxPolicies names, then OverflowPolicy
 }
@@ -43,6 +44,7 @@ type policySeries struct {
 	latency     prometheus.Observer
 	storeErrors prometheus.Counter
 	breaker     breakerGauge
+	settle      settleSeries
 	label       string
 }
 
@@ -112,6 +114,7 @@ func New(reg prometheus.Registerer, opts ...Option) (*Observer, error) {
 		}, []string{labelPolicy}),
 	}
 	o.rules = newRulesMetric(c)
+	o.settle = newSettleMetrics(c)
 	o.table = observerkit.NewPolicyTable(c.MaxPolicies, OverflowPolicy, o.resolve)
 	if err := reg.Register(o); err != nil {
 		return nil, fmt.Errorf("prommetrics: registering the observer's metrics: %w", err)
@@ -138,6 +141,9 @@ func (o *Observer) Observe(e httplimit.Event) {
 	if e.StoreLatency > 0 {
 		s.latency.Observe(e.StoreLatency.Seconds())
 	}
+	if e.Outcome == httplimit.OutcomeSettled && e.Err == nil {
+		s.settle.observe(e)
+	}
 	switch e.Outcome {
 	case httplimit.OutcomeBreakerOpen:
 		s.breaker.set(true)
@@ -163,6 +169,7 @@ func (o *Observer) resolve(policy string) *policySeries {
 		label:       label,
 	}
 	s.breaker.gauge = o.breaker.WithLabelValues(label)
+	s.settle = o.settle.series(label)
 	for _, out := range httplimit.Outcomes() {
 		s.decisions[out] = o.decisions.WithLabelValues(label, out.String())
 	}
@@ -177,6 +184,7 @@ func (o *Observer) Describe(ch chan<- *prometheus.Desc) {
 	o.storeErrors.Describe(ch)
 	o.breaker.Describe(ch)
 	o.rules.describe(ch)
+	o.settle.describe(ch)
 }
 
 // Collect sends the Observer's metrics. It implements prometheus.Collector.
@@ -186,4 +194,5 @@ func (o *Observer) Collect(ch chan<- prometheus.Metric) {
 	o.storeErrors.Collect(ch)
 	o.breaker.Collect(ch)
 	o.rules.collect(ch)
+	o.settle.collect(ch)
 }
