@@ -85,6 +85,7 @@ type (
 		Overrides         []canonOverride `json:"overrides,omitempty"`
 		TimeZone          string          `json:"time_zone,omitempty"`
 		AnchorDay         int             `json:"anchor_day,omitempty"`
+		BlockForNS        int64           `json:"block_for_ns,omitempty"`
 		Settle            *canonSettle    `json:"settle,omitempty"`
 		Concurrency       int64           `json:"concurrency,omitempty"`
 		LeaseNS           int64           `json:"lease_ns,omitempty"`
@@ -137,7 +138,8 @@ func canonicalPolicy(p *Policy) canonPolicy {
 		Name: p.Name, Limits: canonicalLimits(p.Limits), Cost: p.Cost,
 		FailClosed: p.FailClosed, DryRun: p.DryRun, CountFailuresOnly: p.CountFailuresOnly,
 		Unlimited: p.Unlimited, Replaces: p.Replaces, TimeZone: p.TimeZone, AnchorDay: p.AnchorDay,
-		Settle: canonicalSettle(p.Settle),
+		BlockForNS: int64(p.BlockFor),
+		Settle:     canonicalSettle(p.Settle),
 	}
 	c.Concurrency, c.LeaseNS = p.Concurrency.Slots, int64(p.Concurrency.Lease)
 	if m := p.Match; len(m.Paths)+len(m.Prefixes)+len(m.Methods)+len(m.Hosts)+len(m.Headers) > 0 {

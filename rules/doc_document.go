@@ -4,6 +4,7 @@ import (
 	"bytes"
 	_ "embed" // schema.json
 	"fmt"
+	"time"
 
 	"github.com/ratewarden/ratewarden/core"
 )
@@ -101,6 +102,10 @@ type Policy struct {
 	// weekly limits' ISO weekday (1 to 7); Parse sets it into those limits
 	// (a Document built in Go sets its limits' AnchorDay itself).
 	AnchorDay int
+	// BlockFor ("block_for") is the policy's penalty box: a key it denies is
+	// refused for this long, whatever its limits say meanwhile (see
+	// core.WithBlockFor); 0 for none.
+	BlockFor time.Duration
 	// Settle ("settle") settles each request's cost after its response, at
 	// the cost a response header names (see Settle); nil for none.
 	Settle *Settle

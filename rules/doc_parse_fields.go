@@ -115,6 +115,7 @@ var policyFields = []field[*Policy]{
 	{"overrides", func(d *decoder, v *yaml.Node, at *path, p *Policy) { p.Overrides = d.overrideList(v, at) }},
 	{"time_zone", decodeTimeZone},      // calendar.go
 	{"anchor_day", decodeAnchorDay},    // calendar.go
+	{"block_for", decodeBlockFor},      // penalty.go
 	{"concurrency", decodeConcurrency}, // inflight.go
 	{"settle", decodeSettle},           // settle.go
 	{"lease", decodeLease},             // inflight.go

@@ -127,6 +127,7 @@ func (v *validator) policy(p *Policy, i int, at *path) {
 		v.report(at.dot("cost"), p.Pos, nil, "cost %d: what a request spends is 0 or more", p.Cost)
 	}
 	v.replaces(p, at.dot("replaces"))
+	v.blockFor(p, i, at)
 	v.inflight(p, i, at)
 	if err := p.Algorithm.Validate(); err != nil {
 		v.report(at.dot("algorithm"), p.Pos, err, "%v", err)

@@ -147,6 +147,9 @@ func (c *config) newLimiter(st core.Store, p *Policy, name string, limits []core
 	if p.Settle != nil {
 		opts = append(opts, core.WithDebt(p.Settle.Debt))
 	}
+	if o := blockForOption(p); o != nil {
+		opts = append(opts, o)
+	}
 	return core.NewLimiter(st, p.Algorithm, limits[0].Named(name), opts...)
 }
 
