@@ -101,6 +101,8 @@ func (l Limit) validateCalendar() error {
 		return fmt.Errorf("%w: calendar unit %d is not day, week or month", ErrInvalidLimit, uint8(l.Calendar))
 	case l.Period != 0 && l.Period != l.Calendar.nominal():
 		return fmt.Errorf("%w: a calendar %s's period is %s (or 0), got %s", ErrInvalidLimit, l.Calendar, l.Calendar.nominal(), l.Period)
+	case l.Burst != 0 && l.Burst != l.Rate:
+		return fmt.Errorf("%w: a calendar limit takes no burst (the fixed and sliding windows count Rate per window), got burst %d for rate %d", ErrInvalidLimit, l.Burst, l.Rate)
 	}
 	if err := checkAnchor(l.Calendar, l.AnchorDay); err != nil {
 		return err
