@@ -15,4 +15,10 @@
 // default with [DefaultBreaker]'s settings): after repeated failures it
 // returns [ErrBreakerOpen] at once instead of asking a store that is down,
 // and probes it again after a growing interval.
+//
+// Calendar quotas ([Monthly], [Weekly], [Daily], [Limit.In],
+// [Limit.AnchoredOn]; "10000/month in America/New_York anchor 15") count
+// per calendar month, week or day in an IANA time zone, under the fixed and
+// sliding windows; each calendar caches the window the clock is in, so a
+// decision inside it computes no date.
 package core

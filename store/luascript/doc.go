@@ -35,6 +35,13 @@
 // refund still finds its entries (an entry that much newer may go in their
 // place). The spend path pays one comparison for refunds.
 //
+// A request with a calendar limit (core.Monthly and friends) runs the
+// calendar window script (calendar_lua.go): Redis has no time zone
+// database, so the call carries each calendar limit's window bounds around
+// the application's clock, and the script picks the window holding Redis's
+// TIME among three; when the clocks differ by more than a window it writes
+// nothing and the store sends the bounds around Redis's now.
+//
 // # Replies
 //
 // Every script replies with an array of integers. The meter scripts (token
