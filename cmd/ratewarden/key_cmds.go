@@ -21,7 +21,8 @@ calendar quota, what remains until the calendar boundary, and the
 boundary's instant in the quota's time zone). POLICY
 may name one tier as POLICY/TIER. KEY is exactly what the policy's key
 produces: an IP address (an IPv6 client's /64, such as 2001:db8::/64), an
-API key, a user id. Exits 1 when Redis holds no rules, or the policy or tier
+API key, a user id. A key in a policy's penalty box (block_for) shows the
+block's end: every request is refused until then. Exits 1 when Redis holds no rules, or the policy or tier
 is unknown or unlimited.`,
 	run: runKeyShow,
 }
@@ -31,7 +32,8 @@ var cmdKeyReset = &command{
 	short: "forget a key's counters under a policy",
 	long: `Forgets KEY's counters under the policy POLICY of the rules Redis holds, in
 every tier and in the key's override, and announces the reset on the
-channel PREFIX{resets}:announce. Redis admits the client afresh at once.
+channel PREFIX{resets}:announce. Redis admits the client afresh at once,
+out of any penalty box (block_for) it was in.
 Every instance whose store follows the announcements (its app runs
 luascript's Store.FollowResets) drops its cached denials of KEY at once, so
 the client is admitted there at once too; an instance whose subscription
@@ -73,6 +75,9 @@ func peekLine(r rules.PeekResult) string {
 		return r.Name + ": unlimited"
 	}
 	d := r.Decision
+	if d.Blocked {
+		return penaltyPeekLine(r.Name, d, time.Now()) // penalty_show.go
+	}
 	if d.Limit.IsCalendar() {
 		return calendarPeekLine(r.Name, d, time.Now()) // calendar_show.go
 	}
