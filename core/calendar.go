@@ -143,7 +143,11 @@ func loadZone(name string) (*time.Location, error) {
 	}
 	loc, err := time.LoadLocation(name)
 	if err != nil {
-		return nil, fmt.Errorf("%w: unknown time zone %q (want an IANA name such as Europe/Berlin)", ErrInvalidLimit, name)
+		// A program on an image without the system's tz database (scratch,
+		// distroless static) finds no zone: it can embed one with
+		// import _ "time/tzdata" (about 450 KB), which core does not force
+		// on every program.
+		return nil, fmt.Errorf("%w: unknown time zone %q (want an IANA name such as Europe/Berlin; without a system tz database, import _ \"time/tzdata\")", ErrInvalidLimit, name)
 	}
 	zones.Store(name, loc)
 	return loc, nil

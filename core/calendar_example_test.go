@@ -59,7 +59,7 @@ func ExampleParseLimit_calendar() {
 	// "1000/day in Europe/Berlin"                calendar day, zone "Europe/Berlin", anchor 0: 1000/day in Europe/Berlin
 	// "10000/month in America/New_York anchor 15" calendar month, zone "America/New_York", anchor 15: 10000/month in America/New_York anchor 15
 	// "1000/day"                                 calendar none, zone "", anchor 0: 1000/d
-	// ratewarden: invalid limit: "100/month in Mars/Olympus": unknown time zone "Mars/Olympus" (want an IANA name such as Europe/Berlin)
+	// ratewarden: invalid limit: "100/month in Mars/Olympus": unknown time zone "Mars/Olympus" (want an IANA name such as Europe/Berlin; without a system tz database, import _ "time/tzdata")
 }
 
 // A monthly quota of a billing plan: 10,000 calls, resetting on the 15th at
