@@ -12,7 +12,8 @@ import (
 // CheckLease reports why r cannot be a lease of up to want tokens for ttl
 // (wrapping ErrInvalidCost or ErrInvalidOption), or nil: r's Cost must be at
 // least 1 and at most want, its algorithm and limits leasable (see
-// TokenLease), with no penalty box, charge or debt, and ttl above 0.
+// TokenLease), with no penalty box, charge or debt, and ttl above 0 and at
+// most the shortest Period.
 func (r *TakeRequest) CheckLease(want int64, ttl time.Duration) error {
 	if r.Cost < 1 || want < r.Cost {
 		return fmt.Errorf("%w: a lease of %d to %d tokens", ErrInvalidCost, r.Cost, want)
@@ -28,7 +29,7 @@ func (r *TakeRequest) CheckLease(want int64, ttl time.Duration) error {
 			return err
 		}
 	}
-	return ValidateTokenLease(TokenLease{Max: 1, TTL: ttl}, r.Algorithm, nil)
+	return ValidateTokenLease(TokenLease{Max: 1, TTL: ttl}, r.Algorithm, r.Limits)
 }
 
 // DecideGrant decides the lease r (see CheckLease) over states at now (µs

@@ -37,6 +37,7 @@ func Run(t *testing.T, newStore NewStore) {
 	t.Run("Calendar", func(t *testing.T) { RunCalendar(t, newStore) })
 	t.Run("InFlight", func(t *testing.T) { RunInFlight(t, newStore) })
 	t.Run("Settle", func(t *testing.T) { RunSettle(t, newStore) })
+	t.Run("TokenLease", func(t *testing.T) { RunTokenLease(t, newStore) })
 }
 
 // limitSets are the limit configurations every algorithm is driven with.

@@ -1,0 +1,117 @@
+package luascript
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/ratewarden/ratewarden/core"
+)
+
+var _ core.TokenLeaser = (*Store)(nil)
+
+// LeaseTokens grants a Limiter's token lease (core.WithTokenLease) up to
+// want of req's key's tokens in one script call (lease_lua.go), spent in
+// Redis as a Take of that cost would spend them: the most from req.Cost to
+// want that every limit admits, or none and req's denial. The token bucket,
+// GCRA and the fixed and sliding windows lease exactly; other algorithms,
+// calendar limits, a penalty box, a charge or a debt return an error
+// wrapping core.ErrInvalidOption, a cost or want out of range one wrapping
+// core.ErrInvalidCost, without calling Redis. A reply that grants more than
+// asked, or what the limits do not admit, is refused with an error wrapping
+// ErrRedis and core.ErrTokenGrant. A denial in the local cache is denied
+// again without a call.
+func (s *Store) LeaseTokens(ctx context.Context, req core.TakeRequest, want int64, ttl time.Duration) (core.TokenGrant, error) {
+	if err := req.CheckLease(want, ttl); err != nil {
+		return core.TokenGrant{}, err
+	}
+	now := int64(-1) // the server's TIME
+	if s.cfg.callerClock {
+		now = core.Micros(req.Now)
+	}
+	var buf [maxStackLimits]*encodedLimit
+	encs, err := checkRequest(req, true, s.cfg.callerClock, now, buf[:0])
+	if err != nil {
+		return core.TokenGrant{}, err
+	}
+	var at time.Time
+	var p probe
+	if s.cache != nil {
+		at = s.localNow(req)
+		p = s.cache.probe(req, encs)
+		if d, ok := s.cache.get(p, req, at); ok {
+			return core.TokenGrant{Decision: d}, nil
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return core.TokenGrant{}, fmt.Errorf("%w: %w", ErrRedis, err)
+	}
+	strs, reply := buffers(len(encs))
+	call := s.cfg.appendLeaseCall(strs, req, now, encs, want)
+	reply, err = s.backend.Eval(ctx, leaseScripts[req.Algorithm], call[:len(encs)], call[len(encs):], reply)
+	if err != nil {
+		return core.TokenGrant{}, fmt.Errorf("%w: %w", ErrRedis, err)
+	}
+	g, err := decodeGrant(req, reply, want, ttl)
+	if err != nil {
+		return core.TokenGrant{}, fmt.Errorf("%w: %w", ErrRedis, err)
+	}
+	if s.cache != nil && g.Granted == 0 {
+		s.cache.put(p, req, at, g.Decision)
+	}
+	return g, nil
+}
+
+// appendLeaseCall appends to dst the lease call of req (checked into encs)
+// for up to want tokens: the keys, then ARGV: the cost, the figures as
+// appendCall sends them, now (µs, or serverTime), the minimum TTL (ms) and
+// want.
+func (c *config) appendLeaseCall(dst []string, req core.TakeRequest, now int64, encs []*encodedLimit, want int64) []string {
+	dst = c.appendKeys(dst, req, encs)
+	dst = append(dst, strconv.FormatInt(req.Cost, 10))
+	meter := req.Algorithm.OneWord()
+	for _, e := range encs {
+		if meter {
+			dst = append(dst, e.interval, e.tau)
+		} else {
+			dst = append(dst, e.rate, e.period)
+		}
+	}
+	t := serverTime
+	if now >= 0 {
+		t = strconv.FormatInt(now, 10)
+	}
+	return append(dst, t, c.minTTLArg, strconv.FormatInt(want, 10))
+}
+
+// decodeGrant checks a lease script's reply {granted, now, states before...}
+// and returns the grant core decides of it (core.TakeRequest.CheckGrant), or
+// an error wrapping errReply or core.ErrTokenGrant.
+func decodeGrant(req core.TakeRequest, reply []int64, want int64, ttl time.Duration) (core.TokenGrant, error) {
+	stride := 3 // T, N, P
+	if req.Algorithm.OneWord() {
+		stride = 1 // T
+	}
+	n := len(req.Limits)
+	if len(reply) != 2+stride*n {
+		return core.TokenGrant{}, fmt.Errorf("%w: %d values, want %d", errReply, len(reply), 2+stride*n)
+	}
+	now := reply[1]
+	if now < 0 || now > core.MaxTime {
+		return core.TokenGrant{}, fmt.Errorf("%w: time %d µs out of range", errReply, now)
+	}
+	var buf [maxStackLimits]core.State
+	states := buf[:0]
+	for i := range n {
+		s := core.State{T: reply[2+stride*i]}
+		if stride == 3 {
+			s.N, s.P = reply[3+stride*i], reply[4+stride*i]
+		}
+		if s.T < 0 || s.N < 0 || s.P < 0 {
+			return core.TokenGrant{}, fmt.Errorf("%w: negative state", errReply)
+		}
+		states = append(states, s)
+	}
+	return req.CheckGrant(states, reply[0], want, ttl, now)
+}
