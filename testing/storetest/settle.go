@@ -20,13 +20,14 @@ import (
 var settleAlgorithms = []core.Algorithm{core.TokenBucket, core.LeakyBucket, core.FixedWindow, core.SlidingWindow, core.GCRA}
 
 // RunSettle drives core.Limiter.Settle over the store: scripted reserves
-// and settles decide exactly as the reference does; a key never rises above
+// and settles, under one limit and two, decide exactly as the reference
+// does; a key never rises above
 // a fresh key's quota and never owes more than the debt bound; a settle
 // with no reservation, or a second one, is an error and changes nothing;
 // and 64 goroutines on 4 limiter instances settle concurrently with every
 // unit accounted for. A store that holds no debt (it refuses core.WithDebt
 // with core.ErrUnsupported, as the Redis scripts do) is driven with a
-// bound of 0.
+// bound of 0 (the Redis scripts hold the debt, and are driven with it).
 func RunSettle(t *testing.T, newStore NewStore) {
 	for _, alg := range settleAlgorithms {
 		t.Run(alg.String()+"/scripted", func(t *testing.T) { settleScripted(t, newStore, alg) })
@@ -35,7 +36,7 @@ func RunSettle(t *testing.T, newStore NewStore) {
 		t.Run(alg.String()+"/concurrent", func(t *testing.T) { settleConcurrent(t, newStore, alg) })
 	}
 	t.Run("sliding-log refuses a charge", func(t *testing.T) {
-		lim := settleLimiter(t, newStore(t), core.SlidingLog, core.PerMinute(5), 0, core.NewManualClock(Start))
+		lim := settleLimiter(t, newStore(t), core.SlidingLog, []core.Limit{core.PerMinute(5)}, 0, core.NewManualClock(Start))
 		d, err := lim.Allow(context.Background(), "k")
 		must.NoError(t, err)
 		_, err = lim.Settle(context.Background(), "k", 3, &d)
@@ -50,12 +51,16 @@ func RunSettle(t *testing.T, newStore NewStore) {
 
 // settleLimiter is a limiter on st with debt bound debt, or 0 when st holds
 // no debt.
-func settleLimiter(t *testing.T, st core.Store, alg core.Algorithm, l core.Limit, debt int64, clk *core.ManualClock) *core.Limiter {
+func settleLimiter(t *testing.T, st core.Store, alg core.Algorithm, limits []core.Limit, debt int64, clk *core.ManualClock) *core.Limiter {
 	t.Helper()
-	lim, err := core.NewLimiter(st, alg, l, core.WithClock(clk), core.WithNamespace(t.Name()), core.WithDebt(debt))
+	opts := []core.Option{core.WithClock(clk), core.WithNamespace(t.Name()), core.WithDebt(debt)}
+	for _, l := range limits[1:] {
+		opts = append(opts, core.WithLimit(l))
+	}
+	lim, err := core.NewLimiter(st, alg, limits[0], opts...)
 	must.NoError(t, err)
 	if _, err := lim.Peek(context.Background(), "probe"); errors.Is(err, core.ErrUnsupported) && debt != 0 {
-		return settleLimiter(t, st, alg, l, 0, clk)
+		return settleLimiter(t, st, alg, limits, 0, clk)
 	}
 	return lim
 }
@@ -63,12 +68,17 @@ func settleLimiter(t *testing.T, st core.Store, alg core.Algorithm, l core.Limit
 // settleScripted runs one random sequence of reserves and settles on the
 // store and on the reference, and demands the same decisions.
 func settleScripted(t *testing.T, newStore NewStore, alg core.Algorithm) {
+	settleScript(t, newStore, alg, core.PerSecond(4))
+	settleScript(t, newStore, alg, core.PerSecond(4), core.PerMinute(30).Named("minute"))
+}
+
+// settleScript runs one random sequence under limits.
+func settleScript(t *testing.T, newStore NewStore, alg core.Algorithm, limits ...core.Limit) {
 	ctx := context.Background()
-	l := core.PerSecond(4)
 	clk := core.NewManualClock(Start)
-	got := settleLimiter(t, newStore(t), alg, l, 3, clk)
-	want := settleLimiter(t, NewReference(), alg, l, got.MaxDebt(), clk)
-	rng := rand.New(rand.NewPCG(20, uint64(alg)))
+	got := settleLimiter(t, newStore(t), alg, limits, 3, clk)
+	want := settleLimiter(t, NewReference(), alg, limits, got.MaxDebt(), clk)
+	rng := rand.New(rand.NewPCG(20, uint64(alg)*uint64(len(limits))))
 	for i := range 300 {
 		clk.Advance(time.Duration(rng.IntN(400)) * time.Millisecond)
 		key := []string{"a", "b"}[rng.IntN(2)]
@@ -88,7 +98,7 @@ func settleScripted(t *testing.T, newStore NewStore, alg core.Algorithm) {
 		must.NoError(t, err)
 		sameDecision(t, aw, ag, "step %d: settle %d at %d", i, est, actual)
 		expect.LessOrEqual(t, ag.Debt, got.MaxDebt(), "step %d: the debt bound", i)
-		expect.LessOrEqual(t, ag.Remaining, l.EffectiveBurst(), "step %d: never above a fresh key", i)
+		expect.LessOrEqual(t, ag.Remaining, ag.Limit.EffectiveBurst(), "step %d: never above a fresh key", i)
 	}
 }
 
@@ -109,7 +119,7 @@ func sameDecision(t *testing.T, want, got core.Decision, msg ...any) {
 func settleBound(t *testing.T, newStore NewStore, alg core.Algorithm) {
 	ctx := context.Background()
 	clk := core.NewManualClock(Start)
-	lim := settleLimiter(t, newStore(t), alg, core.PerMinute(10), 4, clk)
+	lim := settleLimiter(t, newStore(t), alg, []core.Limit{core.PerMinute(10)}, 4, clk)
 	for _, actual := range []int64{50, math.MaxInt64} {
 		key := "k" + time.Duration(actual).String()
 		d, err := lim.AllowN(ctx, key, 1)
@@ -130,7 +140,7 @@ func settleBound(t *testing.T, newStore NewStore, alg core.Algorithm) {
 func settleBadInput(t *testing.T, newStore NewStore, alg core.Algorithm) {
 	ctx := context.Background()
 	clk := core.NewManualClock(Start)
-	lim := settleLimiter(t, newStore(t), alg, core.PerMinute(5), 2, clk)
+	lim := settleLimiter(t, newStore(t), alg, []core.Limit{core.PerMinute(5)}, 2, clk)
 	d, err := lim.AllowN(ctx, "k", 2)
 	must.NoError(t, err)
 	_, err = lim.Settle(ctx, "k", -1, &d)
@@ -164,7 +174,7 @@ func settleConcurrent(t *testing.T, newStore NewStore, alg core.Algorithm) {
 		clk := core.NewManualClock(Start)
 		lims := make([]*core.Limiter, instances)
 		for i := range lims {
-			lims[i] = settleLimiter(t, st, alg, core.PerHour(rate), 20, clk)
+			lims[i] = settleLimiter(t, st, alg, []core.Limit{core.PerHour(rate)}, 20, clk)
 		}
 		var settled atomic.Int64
 		var wg sync.WaitGroup
