@@ -104,7 +104,7 @@ func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, 
 		return s.takeCalendar(ctx, req) // calendar.go
 	}
 	if req.Charge || req.MaxDebt != 0 {
-		return s.settle(ctx, req) // a settle's charge (settle.go)
+		return s.settle(ctx, req) // a settle's charge or debt (settle.go)
 	}
 	now := int64(-1) // the server's TIME
 	if s.cfg.callerClock {
