@@ -50,3 +50,35 @@ func ExampleOutcomeBlocked() {
 	// blocked login false 14m0s
 	// 429 840 "login";r=0;t=840
 }
+
+// The README's penalty box: a login limiter of 5 attempts a minute whose
+// 6th attempt shuts the client out for 15 minutes, on every instance
+// sharing the store.
+func ExampleNew_penaltyBox() {
+	store, err := memory.New()
+	if err != nil {
+		panic(err)
+	}
+	defer store.Close()
+
+	logins, err := core.NewLimiter(store, core.GCRA, core.PerMinute(5), core.WithBlockFor(15*time.Minute))
+	if err != nil {
+		panic(err)
+	}
+	mw, err := stdhttp.New(logins)
+	if err != nil {
+		panic(err)
+	}
+
+	h := mw(ok)
+	for i := range 7 {
+		w := get(h)
+		if i >= 4 {
+			fmt.Printf("%d: %d Retry-After: %q\n", i+1, w.Code, w.Header().Get("Retry-After"))
+		}
+	}
+	// Output:
+	// 5: 200 Retry-After: ""
+	// 6: 429 Retry-After: "900"
+	// 7: 429 Retry-After: "900"
+}
