@@ -18,7 +18,8 @@ var cmdKeyShow = &command{
 spending anything: for each of the policy's tiers (or the key's override),
 the limit that governs it, what remains and when it is whole again (for a
 calendar quota, what remains until the calendar boundary, and the
-boundary's instant in the quota's time zone). POLICY
+boundary's instant in the quota's time zone), for a key a settle charged
+beyond its quota what it owes and when a request fits again. POLICY
 may name one tier as POLICY/TIER. KEY is exactly what the policy's key
 produces: an IP address (an IPv6 client's /64, such as 2001:db8::/64), an
 API key, a user id. A key in a policy's penalty box (block_for) shows the
@@ -79,9 +80,9 @@ func peekLine(r rules.PeekResult) string {
 		return penaltyPeekLine(r.Name, d, time.Now()) // penalty_show.go
 	}
 	if d.Limit.IsCalendar() {
-		return calendarPeekLine(r.Name, d, time.Now()) // calendar_show.go
+		return calendarPeekLine(r.Name, d, time.Now()) + debtText(d) // calendar_show.go, settle_show.go
 	}
-	return fmt.Sprintf("%s: %s: remaining %d, whole again in %s", r.Name, d.Limit, d.Remaining, d.ResetAfter.Round(time.Millisecond))
+	return fmt.Sprintf("%s: %s: remaining %d, whole again in %s", r.Name, d.Limit, d.Remaining, d.ResetAfter.Round(time.Millisecond)) + debtText(d)
 }
 
 func runKeyReset(e *env, args []string) error {

@@ -6,7 +6,7 @@
 // metrics), the routes every server answers, a listener and the shutdown.
 // The library lines an app copies stay in each server's main.go (newLimit):
 //
-//	lim, err := core.NewLimiter(setup.Store, cfg.Algorithm, cfg.Limit)
+//	lim, err := core.NewLimiter(setup.Store, cfg.Algorithm, cfg.Limit, cfg.LimiterOptions()...)
 //	key, err := cfg.KeyFunc()
 //	lim, opts, err := setup.Policy(lim)
 //	mw, err := ginmw.New(lim, append(opts, httplimit.WithKey(key))...)
@@ -29,6 +29,8 @@
 //	-tier-claim      with -key jwt: the token claim that picks one of the -tier flags
 //	-tier            NAME=LIMIT, repeated; the first is the default (and replaces -limit)
 //	-count-only-failures  a response with a status below 400 gives its cost back
+//	-concurrency     N: at most N requests of one client running at once (GET /slow?ms=N
+//	                 runs N ms), on every server sharing the store; 429 beyond it
 //	-rules           FILE, or a Redis URL (below): the rules document, in place of
 //	                 -limit, -burst, -algorithm, -key, -tier-claim and -tier (giving
 //	                 both is an error)

@@ -86,4 +86,5 @@ func ExampleRoute_ColonPattern() {
 	// POST   /login           POST /login
 	// GET    /healthz         GET /healthz
 	// GET    /tokens          GET /tokens
+	// GET    /slow            GET /slow
 }

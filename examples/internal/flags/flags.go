@@ -104,6 +104,9 @@ type Config struct {
 	// programs that embed a Setup. It runs on the goroutine that loaded and
 	// must not block.
 	OnReload func(rules.Reload)
+	// Concurrency is how many requests of one client may run at once
+	// (-concurrency); 0 for no such limit.
+	Concurrency int64
 }
 
 // KeyFunc returns the key function -key (and -trusted-proxies, -jwt-secret)
@@ -229,6 +232,9 @@ func (c *Config) String() string {
 	if c.SettleHeader != "" {
 		parts = append(parts, "settling each request's cost to its response's "+c.SettleHeader)
 	}
+	if c.Concurrency > 0 {
+		parts = append(parts, fmt.Sprintf("at most %d requests of a client running at once", c.Concurrency))
+	}
 	return strings.Join(parts, ", ")
 }
 
@@ -277,7 +283,7 @@ func (s *Setup) build(st core.Store) error {
 		}
 		s.observer, s.Metrics = obs, h
 	}
-	lim, err := core.NewLimiter(st, c.Algorithm, c.Limit)
+	lim, err := core.NewLimiter(st, c.Algorithm, c.Limit, c.LimiterOptions()...)
 	if err != nil {
 		return err
 	}

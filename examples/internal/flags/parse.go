@@ -60,6 +60,8 @@ A server behind ratewarden's middleware. Its routes:
   GET  /metrics  the Prometheus metrics, with -metrics; never limited
   GET  /tokens?n=K  200 with the header X-Cost: K (K from 0 to 1000000; 400 for another),
                  the cost -settle-header X-Cost settles each request at
+  GET  /slow?ms=N  200 after N ms (N from 0 to 10000; 400 for another): a request
+                 that runs a while, for -concurrency to count
   anything else  404
 
 With -rules, the rules document decides which requests are limited and how
@@ -72,10 +74,12 @@ With -rules, the rules document decides which requests are limited and how
   POST /login             200 with the header X-Password: ` + RulesPassword + `, 401 without
   GET  /healthz           200 (the rules exempt it)
   GET  /tokens?n=K        200 with the header X-Cost: K (see above)
+  GET  /slow?ms=N         200 after N ms (see above)
   GET  /metrics           the Prometheus metrics, with -metrics; never limited
   anything else           404
 -limit, -burst, -algorithm, -key, -tier-claim, -tier, -tz and -anchor-day do not go with -rules
 (a rules document gives a policy's time_zone and anchor_day).
+-concurrency does not go with -rules either (a policy's concurrency field says it).
 
 -store and -rules take a Redis URL (a managed Redis's too):
   redis://[user:password@]host:port[/db][?options]     a server
@@ -106,7 +110,8 @@ type rawFlags struct {
 	rulesPoll                                           time.Duration
 	settleHeader                                        string
 	// set holds the names of the flags given on the command line.
-	set map[string]bool
+	set         map[string]bool
+	concurrency int64 // -concurrency (inflight.go)
 }
 
 // define declares the flags on fs, with their defaults and help, to be read
@@ -131,6 +136,7 @@ func (r *rawFlags) define(fs *flag.FlagSet) {
 	})
 	fs.BoolVar(&r.countOnlyFailures, "count-only-failures", false, "count only failures: a response with a status below 400 gives its cost back\n(try POST "+LoginPath+" with a wrong password); with -rules, in every policy")
 	r.defineSettle(fs)
+	r.defineInFlight(fs)
 	r.defineRules(fs)
 	r.defineRedis(fs)
 }
@@ -172,6 +178,9 @@ func (r *rawFlags) config() (*Config, error) {
 	}
 	c.DryRun, c.Metrics, c.CountOnlyFailures = r.dryRun, r.metrics, r.countOnlyFailures
 	if err := c.parseSettle(r); err != nil {
+		return nil, err
+	}
+	if err := c.parseInFlight(r); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -51,3 +51,12 @@ func (c *Config) behaviourOptions() []httplimit.Option {
 	}
 	return append(opts, c.settleOptions()...)
 }
+
+// LimiterOptions are the limiter options of the flags, for the
+// core.NewLimiter of -algorithm and -limit: -concurrency's in-flight limit
+// (core.WithInFlight).
+func (c *Config) LimiterOptions() []core.Option {
+	var opts []core.Option
+	opts = append(opts, c.inflightOptions()...)
+	return opts
+}

@@ -24,7 +24,7 @@ func ExampleSetup_Policy() {
 	defer setup.Close()
 	cfg := setup.Config
 
-	lim, err := core.NewLimiter(setup.Store, cfg.Algorithm, cfg.Limit)
+	lim, err := core.NewLimiter(setup.Store, cfg.Algorithm, cfg.Limit, cfg.LimiterOptions()...)
 	if err != nil {
 		fmt.Println(err)
 		return

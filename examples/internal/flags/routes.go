@@ -124,6 +124,7 @@ func (c *Config) Routes() []Route {
 			}},
 			{http.MethodGet, HealthPath, healthy},
 			tokensRoute(),
+			slowRoute(),
 		}
 	}
 	return []Route{
@@ -141,6 +142,7 @@ func (c *Config) Routes() []Route {
 		}},
 		{http.MethodGet, HealthPath, healthy},
 		tokensRoute(),
+		slowRoute(),
 	}
 }
 
