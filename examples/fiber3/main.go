@@ -64,7 +64,8 @@ func newLimit(setup *flags.Setup) (fiber.Handler, error) {
 	cfg := setup.Config
 	// setup.Store is memory.New(), or redisstore.New on a go-redis client of
 	// redisstore.ParseURL's options (-store redis://...).
-	lim, err := core.NewLimiter(setup.Store, cfg.Algorithm, cfg.Limit)
+	// cfg.LimiterOptions(): -concurrency's core.WithInFlight(core.Concurrent(N)).
+	lim, err := core.NewLimiter(setup.Store, cfg.Algorithm, cfg.Limit, cfg.LimiterOptions()...)
 	if err != nil {
 		return nil, err
 	}

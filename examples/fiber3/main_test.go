@@ -31,6 +31,7 @@ func TestClassic(t *testing.T)   { servertest.Classic(t, start) }
 func TestCalendar(t *testing.T)  { servertest.Calendar(t, start) }
 func TestRulesMode(t *testing.T) { servertest.RulesMode(t, start) }
 func TestSettle(t *testing.T)    { servertest.Settle(t, start) }
+func TestInFlight(t *testing.T)  { servertest.InFlight(t, start) }
 
 // In rules mode a path reaches a handler only as the route spells it: with
 // a valid API key and the right password, so that whatever the rules make of

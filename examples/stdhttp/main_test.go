@@ -13,3 +13,4 @@ func TestClassic(t *testing.T)   { servertest.Classic(t, start) }
 func TestCalendar(t *testing.T)  { servertest.Calendar(t, start) }
 func TestRulesMode(t *testing.T) { servertest.RulesMode(t, start) }
 func TestSettle(t *testing.T)    { servertest.Settle(t, start) }
+func TestInFlight(t *testing.T)  { servertest.InFlight(t, start) }
