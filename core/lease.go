@@ -17,10 +17,14 @@ import (
 // tokens in one atomic call (the store grants k <= L, never more than the
 // limits allow, and counts them as spent), then admits the key's requests
 // from the k tokens with no store call; L doubles per call up to Max while
-// the key stays hot, so that a lease lasts about TTL/2, and drops back to 1
-// (one exact store call per decision) once the store's remaining quota is
-// at most Fleet x Max. A refresh is started in the background before a lease
-// runs out, and a request that finds tokens never waits for it.
+// the key stays hot, so that a lease lasts about TTL/2. For the windows it
+// drops back to 1 (one exact store call per decision) once the store's
+// remaining quota is at most Fleet x Max; a meter's quota refills as it
+// goes, so a meter's lease keeps its size near the limit and, once denied,
+// waits until that many tokens are back (at most TTL) before asking again.
+// A store's denial is repeated locally while its RetryAfter runs, at most
+// TTL. A refresh is started in the background before a lease runs out, and
+// a request that finds tokens never waits for it.
 //
 // Leased tokens are spent only while their lease lasts: for the fixed and
 // sliding windows, until the end of the window they were counted in (or TTL,
@@ -51,9 +55,9 @@ type TokenLease struct {
 	// meters it is the term of the bound; with the store down, held tokens
 	// are spent for at most TTL, and leasing resumes within TTL of recovery.
 	TTL time.Duration
-	// Fleet estimates how many instances share the store's keys: a key's
-	// leases shrink to 1 token once the store's remaining quota is at most
-	// Fleet x Max, so that the last tokens are decided one by one. 0 means
+	// Fleet estimates how many instances share the store's keys: a
+	// window's leases shrink to 1 token once the store's remaining quota is
+	// at most Fleet x Max, so that the last tokens are decided one by one. 0 means
 	// 1. An estimate too low costs false denials near the limit, never an
 	// admission beyond the bound.
 	Fleet int
@@ -152,7 +156,7 @@ func (l *Limiter) checkTokenLease() error {
 	if !ok {
 		return fmt.Errorf("%w: token lease: %T leases no tokens (store/luascript's stores do)", ErrInvalidOption, l.store)
 	}
-	s.init(leaser)
+	s.init(leaser, l.alg)
 	return nil
 }
 

@@ -14,7 +14,9 @@ import (
 type TokenLeaseStats struct {
 	// Decisions is the number of decisions of a positive cost.
 	Decisions int64
-	// Local is how many of them a lease decided, with no store call.
+	// Local is how many of them were decided with no store call: from a
+	// lease, or a denial the store gave repeated while its RetryAfter runs
+	// (at most TTL).
 	Local int64
 	// Calls is the number of store calls made for decisions, refreshes and
 	// give-backs: Calls / Decisions is the store calls per decision.
@@ -42,7 +44,7 @@ func (l *Limiter) TokenLeaseStats() TokenLeaseStats {
 	for i := range s.table.sets {
 		set := &s.table.sets[i]
 		set.mu.Lock()
-		st.Local += set.spent
+		st.Local += set.local
 		set.mu.Unlock()
 	}
 	st.Decisions = st.Local + s.decisions.Load()

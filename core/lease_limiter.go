@@ -19,7 +19,8 @@ type leaseState struct {
 	cfg      TokenLease
 	leaser   TokenLeaser
 	table    *leaseTable
-	fleetMax int64 // Fleet x Max: a key with this little left leases 1
+	fleetMax int64 // Fleet x Max: a window's key with this little left leases 1
+	window   bool  // the algorithm is a window (else a meter)
 	ttlUs    int64
 
 	bg  sync.WaitGroup
@@ -28,7 +29,7 @@ type leaseState struct {
 	decisions, calls, refreshes, leased, returned, failures atomic.Int64
 }
 
-func (s *leaseState) init(leaser TokenLeaser) {
+func (s *leaseState) init(leaser TokenLeaser, alg Algorithm) {
 	s.leaser = leaser
 	keys := s.cfg.Keys
 	if keys == 0 {
@@ -36,6 +37,7 @@ func (s *leaseState) init(leaser TokenLeaser) {
 	}
 	s.table = newLeaseTable(keys)
 	s.fleetMax = int64(max(1, s.cfg.Fleet)) * s.cfg.Max
+	s.window = alg == FixedWindow || alg == SlidingWindow
 	s.ttlUs = s.cfg.TTL.Microseconds()
 }
 
@@ -48,7 +50,10 @@ func (s *leaseState) spendOrAwait(ctx context.Context, l *Limiter, key string, n
 		d, ok = s.spend(l, key, n, us)
 	}
 	if ok {
-		d.at, d.spent = us, n
+		d.at = us
+		if d.Allowed {
+			d.spent = n
+		}
 	}
 	return d, ok
 }
@@ -60,14 +65,22 @@ func (s *leaseState) spend(l *Limiter, key string, n, now int64) (d Decision, ok
 	set := s.table.set(key)
 	set.mu.Lock()
 	e := set.find(key)
-	if e == nil || !s.ready(l, key, e, n, now) {
+	if e == nil {
 		set.mu.Unlock()
 		return Decision{}, false
+	}
+	if !s.ready(l, key, e, n, now) {
+		d, ok = e.deny(l, n, now)
+		if ok {
+			set.local++
+		}
+		set.mu.Unlock()
+		return d, ok
 	}
 	e.cur.tokens -= n
 	e.last = now
 	e.count++
-	set.spent++
+	set.local++
 	d = Decision{Allowed: true, Limit: l.limits[e.index], Index: e.index,
 		Remaining: max(0, e.remaining) + e.cur.tokens + e.next.tokens}
 	if e.reset > now {
@@ -83,6 +96,22 @@ func (s *leaseState) spend(l *Limiter, key string, n, now int64) (d Decision, ok
 	set.mu.Unlock()
 	if want > 1 {
 		s.background(func(ctx context.Context) { s.refresh(ctx, l, key, gen, want) })
+	}
+	return d, true
+}
+
+// deny repeats, for a request of n at now, the denial the store last gave
+// the key (of n or less) while its RetryAfter runs, at most the lease's TTL
+// (see note); e's set is locked.
+func (e *leaseEntry) deny(l *Limiter, n, now int64) (Decision, bool) {
+	if now >= e.denied || n < e.deniedCost {
+		return Decision{}, false
+	}
+	e.last = now
+	e.count++
+	d := Decision{Limit: l.limits[e.index], Index: e.index, Remaining: max(0, e.remaining), RetryAfter: micros(e.denied - now)}
+	if e.reset > now {
+		d.ResetAfter = micros(e.reset - now)
 	}
 	return d, true
 }
@@ -104,8 +133,10 @@ func (s *leaseState) ready(l *Limiter, key string, e *leaseEntry, n, now int64) 
 // resize sets e's next lease size from the key's local rate since the last
 // resize (count decisions since since): the tokens it spends in TTL/2, at
 // most twice the last size and at most Max; 1 for a key's first decision,
-// and once the store's remaining quota is at most Fleet x Max. e's set is
-// locked.
+// and for a window once the store's remaining quota is at most Fleet x Max
+// (so its last tokens are decided one by one). A meter's quota refills as
+// it goes, so near its limit it keeps its size and waits for that many
+// tokens instead (see note). e's set is locked.
 func (s *leaseState) resize(e *leaseEntry, now int64) int64 {
 	size := int64(1)
 	switch elapsed := now - e.since; {
@@ -116,16 +147,36 @@ func (s *leaseState) resize(e *leaseEntry, now int64) int64 {
 	default: // another decision at the same instant (a clock's tick): hot
 		size = min(2*e.size, s.cfg.Max)
 	}
-	if e.remaining >= 0 && e.remaining <= s.fleetMax {
+	if s.window && e.remaining >= 0 && e.remaining <= s.fleetMax {
 		size = 1
 	}
 	e.size, e.since, e.count = size, now, 0
 	return size
 }
 
-// note records a store decision of key's at now (µs) in e; e's set is locked.
-func (e *leaseEntry) note(d *Decision, now int64) {
+// note records a store decision of key's, of cost n at now (µs), in e: a
+// denial is repeated locally for its RetryAfter, at most ttl (µs), so that a
+// reset or refund on another instance reaches this one within ttl; e's set
+// is locked.
+func (e *leaseEntry) note(d *Decision, n, now, ttl, refill int64) {
 	e.index, e.remaining, e.reset = d.Index, d.Remaining, now+d.ResetAfter.Microseconds()
+	e.denied, e.deniedCost = 0, 0
+	if !d.Allowed && d.RetryAfter > 0 {
+		wait := d.RetryAfter.Microseconds()
+		if refill > 0 && e.size > 1 { // a meter's lease waits for its size
+			wait += (e.size - 1) * refill
+		}
+		e.denied, e.deniedCost = now+min(wait, ttl), n
+	}
+}
+
+// refill is the time (µs) one more token of a meter's governing limit d
+// takes to come back, 0 for a window.
+func (s *leaseState) refill(l *Limiter, d *Decision) int64 {
+	if s.window || d.Index >= len(l.limits) {
+		return 0
+	}
+	return l.limits[d.Index].EmissionInterval().Microseconds()
 }
 
 // call decides key's request of n through the store, at now: a plain Take
@@ -152,7 +203,7 @@ func (s *leaseState) call(ctx context.Context, l *Limiter, key string, n int64, 
 	if size <= 1 {
 		d, err := l.store.Take(ctx, req)
 		if err == nil {
-			s.noteDecision(key, gen, &d, us)
+			s.noteDecision(l, key, gen, &d, n, us)
 		}
 		return d, err
 	}
@@ -204,7 +255,7 @@ func (s *leaseState) keep(l *Limiter, key string, gen uint64, g *TokenGrant, n, 
 		s.giveBack(l, key, slot, now)
 		return
 	}
-	e.note(&g.Decision, now)
+	e.note(&g.Decision, max(1, n), now, s.ttlUs, s.refill(l, &g.Decision))
 	if g.Granted == 0 {
 		e.size = 1
 	}
@@ -224,11 +275,11 @@ func (s *leaseState) keep(l *Limiter, key string, gen uint64, g *TokenGrant, n, 
 
 // noteDecision records a Take's decision of key's at now (µs), if its
 // entry is still key's.
-func (s *leaseState) noteDecision(key string, gen uint64, d *Decision, now int64) {
+func (s *leaseState) noteDecision(l *Limiter, key string, gen uint64, d *Decision, n, now int64) {
 	set := s.table.set(key)
 	set.mu.Lock()
 	if e := set.find(key); e != nil && e.gen == gen {
-		e.note(d, now)
+		e.note(d, n, now, s.ttlUs, s.refill(l, d))
 	}
 	set.mu.Unlock()
 }
@@ -291,7 +342,7 @@ func (s *leaseState) forget(key string) {
 	set := s.table.set(key)
 	set.mu.Lock()
 	if e := set.find(key); e != nil {
-		e.cur, e.next, e.size = leaseSlot{}, leaseSlot{}, 1
+		e.cur, e.next, e.size, e.denied = leaseSlot{}, leaseSlot{}, 1, 0
 	}
 	set.mu.Unlock()
 }

@@ -44,6 +44,9 @@ type leaseEntry struct {
 	// as an instant (µs).
 	index            int
 	remaining, reset int64
+	// denied is the instant (µs) until which the store's last denial of
+	// the key, of deniedCost, is repeated locally.
+	denied, deniedCost int64
 	// refreshing is set while a refresh is on its way; landed is closed
 	// when it lands.
 	refreshing bool
@@ -55,8 +58,9 @@ type leaseEntry struct {
 type leaseSet struct {
 	mu sync.Mutex
 	e  [leaseWays]leaseEntry
-	// spent counts the tokens spent from this set's leases.
-	spent int64
+	// local counts the decisions this set's entries made with no store
+	// call: spent from a lease, or a denial repeated.
+	local int64
 	_     [40]byte
 }
 

@@ -271,3 +271,29 @@ func TestTokenLeaseReset(t *testing.T) {
 	}
 	expect.Equal(t, 100, admitted)
 }
+
+// TestTokenLeaseRepeatsDenials: once the store denies a key, its denials
+// are repeated locally for at most the lease's TTL, then asked again.
+func TestTokenLeaseRepeatsDenials(t *testing.T) {
+	st := newLeasingStore()
+	clock := core.NewManualClock(leaseStart)
+	l := newLeased(t, st, clock, core.FixedWindow, core.PerMinute(10), core.TokenLease{Max: 5, TTL: time.Second})
+	ctx := context.Background()
+	for range 20 {
+		_, err := l.Allow(ctx, "k")
+		must.NoError(t, err)
+	}
+	calls := st.takes.Load() + st.leases.Load()
+	for range 100 {
+		d, err := l.Allow(ctx, "k")
+		must.NoError(t, err)
+		must.False(t, d.Allowed)
+		expect.True(t, d.RetryAfter > 0 && d.RetryAfter <= time.Second, d.RetryAfter)
+	}
+	expect.Equal(t, calls, st.takes.Load()+st.leases.Load(), "denials repeated with no store call")
+	clock.Advance(time.Second)
+	d, err := l.Allow(ctx, "k")
+	must.NoError(t, err)
+	expect.False(t, d.Allowed)
+	expect.Equal(t, calls+1, st.takes.Load()+st.leases.Load(), "asked again after the TTL")
+}

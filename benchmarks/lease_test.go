@@ -1,0 +1,145 @@
+package benchmarks
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ratewarden/ratewarden/core"
+	redisstore "github.com/ratewarden/ratewarden/store/redis"
+	"github.com/ratewarden/ratewarden/testing/redistest"
+)
+
+// The hot key of issue 21: one key, leaseInstances limiter instances in one
+// process (each its own go-redis client and store) x leaseGoroutines
+// goroutines, one local redis-server, a limit of 10,000/s. Each row reports
+// decisions/s, admitted/s, Redis script calls per decision (EVALSHA and
+// EVAL from INFO commandstats, reset before the row) and the p99 of a
+// decision, for the one-call path (no lease) and token leases of up to
+// leaseMax in the same run:
+//
+//	go test -run '^$' -bench RedisLease -benchtime=2000x ./benchmarks/
+const (
+	leaseInstances  = 8
+	leaseGoroutines = 64
+	leaseMax        = 50
+	leaseTTL        = 100 * time.Millisecond
+)
+
+// BenchmarkRedisLease compares the one-call path with token leases on one
+// hot key, for GCRA and the fixed window.
+func BenchmarkRedisLease(b *testing.B) {
+	srv := redistest.Start(b)
+	admin := goredis.NewClient(&goredis.Options{Addr: srv.Addr()})
+	b.Cleanup(func() { admin.Close() })
+	for _, alg := range []core.Algorithm{core.GCRA, core.FixedWindow} {
+		for _, lease := range []int64{0, leaseMax} {
+			name := fmt.Sprintf("%s/one-call", alg)
+			if lease > 0 {
+				name = fmt.Sprintf("%s/lease=%d", alg, lease)
+			}
+			b.Run(name, func(b *testing.B) {
+				ls := leaseInstancesOf(b, srv.Addr(), alg, lease)
+				require.NoError(b, admin.ConfigResetStat(context.Background()).Err())
+				runLeaseRow(b, ls, admin)
+			})
+		}
+	}
+}
+
+// leaseInstancesOf returns leaseInstances limiters of alg at 10,000/s, each
+// on its own client, leasing up to lease tokens (0: none).
+func leaseInstancesOf(b *testing.B, addr string, alg core.Algorithm, lease int64) []*core.Limiter {
+	ls := make([]*core.Limiter, leaseInstances)
+	ns := fmt.Sprintf("lease-bench-%s-%d-%d", alg, lease, time.Now().UnixNano())
+	for i := range ls {
+		rdb := goredis.NewClient(&goredis.Options{Addr: addr, PoolSize: leaseGoroutines / leaseInstances, ContextTimeoutEnabled: true})
+		b.Cleanup(func() { rdb.Close() })
+		st, err := redisstore.New(rdb)
+		require.NoError(b, err)
+		opts := []core.Option{core.WithNamespace(ns)}
+		if lease > 0 {
+			opts = append(opts, core.WithTokenLease(core.TokenLease{Max: lease, TTL: leaseTTL, Fleet: leaseInstances}))
+		}
+		ls[i], err = core.NewLimiter(st, alg, core.PerSecond(10_000), opts...)
+		require.NoError(b, err)
+		b.Cleanup(func() { _ = ls[i].ReturnLeasedTokens(context.Background()) })
+	}
+	return ls
+}
+
+// runLeaseRow runs b.N decisions of one key from leaseGoroutines goroutines
+// spread over ls, and reports the row's figures.
+func runLeaseRow(b *testing.B, ls []*core.Limiter, admin *goredis.Client) {
+	ctx := context.Background()
+	var next, admitted, failed atomic.Int64
+	var mu sync.Mutex
+	var lat []time.Duration
+	var wg sync.WaitGroup
+	b.ReportAllocs()
+	b.ResetTimer()
+	for g := range leaseGoroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lim := ls[g%len(ls)]
+			var mine []time.Duration
+			for next.Add(1) <= int64(b.N) {
+				t0 := time.Now()
+				d, err := lim.Allow(ctx, "hot")
+				mine = append(mine, time.Since(t0))
+				switch {
+				case err != nil:
+					failed.Add(1)
+				case d.Allowed:
+					admitted.Add(1)
+				}
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	b.StopTimer()
+	if n := failed.Load(); n > 0 {
+		b.Fatalf("%d of %d decisions failed", n, b.N)
+	}
+	secs := b.Elapsed().Seconds()
+	slices.Sort(lat)
+	b.ReportMetric(float64(b.N)/secs, "decisions/s")
+	b.ReportMetric(float64(admitted.Load())/secs, "admitted/s")
+	b.ReportMetric(float64(scriptCalls(b, admin))/float64(b.N), "calls/decision")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds()), "p99-ns")
+}
+
+// scriptCalls is the number of EVALSHA and EVAL calls Redis ran since its
+// statistics were reset (INFO commandstats).
+func scriptCalls(b *testing.B, admin *goredis.Client) int64 {
+	info, err := admin.Info(context.Background(), "commandstats").Result()
+	require.NoError(b, err)
+	var calls int64
+	for line := range strings.Lines(info) {
+		name, fields, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || (name != "cmdstat_evalsha" && name != "cmdstat_eval") {
+			continue
+		}
+		for kv := range strings.SplitSeq(fields, ",") {
+			if k, v, _ := strings.Cut(kv, "="); k == "calls" {
+				n, err := strconv.ParseInt(v, 10, 64)
+				require.NoError(b, err)
+				calls += n
+			}
+		}
+	}
+	return calls
+}
