@@ -6,6 +6,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/httplimit"
 )
 
 // A policy's in-flight fields: concurrency, at most N requests of a key
@@ -82,4 +83,19 @@ func inflightOption(p *Policy) core.Option {
 		return nil
 	}
 	return core.WithInFlight(p.Concurrency)
+}
+
+// Policies returns the limiting policies of the rules in force, in the
+// document's order (an unlimited policy has none): for the metrics modules'
+// gauge of in-flight slots (RegisterInFlight), which calls it at each
+// collection and so follows every reload.
+func (s *Set) Policies() []*httplimit.Policy {
+	c := s.cur.Load()
+	out := make([]*httplimit.Policy, 0, len(c.limiting))
+	for _, p := range c.limiting {
+		if p != nil {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -1,0 +1,69 @@
+package prommetrics
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ratewarden/ratewarden/httplimit"
+	"github.com/ratewarden/ratewarden/metrics/observerkit"
+)
+
+// RegisterInFlight registers with reg a gauge of the in-flight slots
+// (core.WithInFlight) each policy holds on this instance, read from
+// policies() at each scrape (so it costs the decision path nothing):
+//
+//	ratewarden_inflight_slots{policy}  gauge: requests running under the policy's in-flight limit
+//
+// one series per policy name (its limiter's Name), never per key, at most
+// WithMaxPolicies names apart and the rest under OverflowPolicy; policies
+// without an in-flight limit have none. policies returns the policies in
+// force: a fixed list for policies of your own, or a rule set's Policies
+// (package rules), which follows its reloads. Sum the gauge over instances
+// for the fleet. WithNamespace, WithConstLabels and WithMaxPolicies apply.
+//
+// It returns the collector, for reg.Unregister, or an error wrapping
+// ErrInvalid for a nil reg or policies or a bad option, and reg's error
+// when registering fails.
+func RegisterInFlight(reg prometheus.Registerer, policies func() []*httplimit.Policy, opts ...Option) (prometheus.Collector, error) {
+	if reg == nil {
+		return nil, fmt.Errorf("%w: nil prometheus.Registerer", ErrInvalid)
+	}
+	if policies == nil {
+		return nil, fmt.Errorf("%w: nil policies function", ErrInvalid)
+	}
+	c, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	ic := &inflightCollector{
+		policies: policies,
+		max:      c.MaxPolicies,
+		slots: prometheus.NewDesc(prometheus.BuildFQName(c.namespace, "inflight", "slots"),
+			"In-flight slots the policy holds on this instance: its requests running under its concurrency limit.", []string{"policy"}, c.constLabels),
+	}
+	if err := reg.Register(ic); err != nil {
+		return nil, fmt.Errorf("prommetrics: registering the in-flight gauge: %w", err)
+	}
+	return ic, nil
+}
+
+// inflightCollector is a prometheus.Collector of the slots policies hold.
+type inflightCollector struct {
+	policies func() []*httplimit.Policy
+	max      int
+	slots    *prometheus.Desc
+}
+
+func (ic *inflightCollector) Describe(ch chan<- *prometheus.Desc) { ch <- ic.slots }
+
+func (ic *inflightCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, s := range observerkit.SlotsByPolicy(ic.policies(), ic.max) {
+		m, err := prometheus.NewConstMetric(ic.slots, prometheus.GaugeValue, float64(s.Slots), strings.ToValidUTF8(s.Policy, "\uFFFD"))
+		if err != nil {
+			m = prometheus.NewInvalidMetric(ic.slots, err)
+		}
+		ch <- m
+	}
+}
