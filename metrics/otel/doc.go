@@ -29,6 +29,14 @@
 //	ratewarden.memory_store.keys       up-down counter {key}: keys held
 //	ratewarden.memory_store.evictions  counter {eviction}: keys evicted
 //
+// and, for policies with an in-flight limit (RegisterInFlight), observed at
+// collection:
+//
+//	ratewarden.inflight.slots  up-down counter {slot}, attribute policy (AttrPolicy): requests running
+//
+// The in-flight refusals are decisions too: inflight_refused and
+// inflight_dry_run_refused.
+//
 // The outcome is httplimit.Outcome's String: allowed, denied, blocked (a penalty box's
 // refusal, core.WithBlockFor),
 // dry_run_denied, failed_open, failed_closed, key_error, skipped, refunded, store_full,

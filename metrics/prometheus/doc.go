@@ -26,6 +26,14 @@
 //	ratewarden_memory_store_keys                 gauge: keys held
 //	ratewarden_memory_store_evictions_total      counter: keys evicted
 //
+// and, for policies with an in-flight limit (RegisterInFlight), read at
+// scrape time:
+//
+//	ratewarden_inflight_slots{policy}            gauge: requests running under the policy's concurrency limit
+//
+// The in-flight refusals are decisions too: inflight_refused and
+// inflight_dry_run_refused.
+//
 // The outcome label is httplimit.Outcome's String: allowed, denied, blocked (a penalty box's
 // refusal, core.WithBlockFor),
 // dry_run_denied, failed_open, failed_closed, key_error, skipped, refunded, store_full,
