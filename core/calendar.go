@@ -163,13 +163,19 @@ type calendar struct {
 	unit   CalendarUnit
 	anchor int
 	loc    *time.Location
-	cur    atomic.Pointer[win]
+	cur    atomic.Pointer[calWin]
 }
 
-// win is a window [start, end), with the starts of the two before it
-// (before, prev) and the ends of the two after it (next, after), in µs
-// since the epoch.
-type win struct{ before, prev, start, end, next, after int64 }
+// win is a window [start, end), with the start of the one before it (prev)
+// and the end of the one after it (next), in µs since the epoch.
+type win struct{ prev, start, end, next int64 }
+
+// calWin is a calendar window with the start of the window before its
+// previous one and the end of the one after its next (CalendarBounds).
+type calWin struct {
+	win
+	before, after int64
+}
 
 type calendarKey struct {
 	unit   CalendarUnit
@@ -195,7 +201,10 @@ func calendarOf(l *Limit) (*calendar, error) {
 }
 
 // window returns the window holding now (µs since the epoch).
-func (c *calendar) window(now int64) win {
+func (c *calendar) window(now int64) win { return c.bounds(now).win }
+
+// bounds returns the window holding now with its wider bounds.
+func (c *calendar) bounds(now int64) calWin {
 	if w := c.cur.Load(); w != nil && now >= w.start && now < w.end {
 		return *w
 	}
@@ -207,7 +216,7 @@ func (c *calendar) window(now int64) win {
 }
 
 // compute finds the window holding now without the cache.
-func (c *calendar) compute(now int64) win {
+func (c *calendar) compute(now int64) calWin {
 	t := time.UnixMicro(now).In(c.loc)
 	start := c.startOn(t)
 	for start.After(t) {
@@ -221,8 +230,8 @@ func (c *calendar) compute(now int64) win {
 	end := c.step(start, 1)
 	next := c.step(end, 1)
 	after := c.step(next, 1)
-	return win{before: before.UnixMicro(), prev: prev.UnixMicro(), start: start.UnixMicro(),
-		end: end.UnixMicro(), next: next.UnixMicro(), after: after.UnixMicro()}
+	return calWin{win: win{prev: prev.UnixMicro(), start: start.UnixMicro(), end: end.UnixMicro(), next: next.UnixMicro()},
+		before: before.UnixMicro(), after: after.UnixMicro()}
 }
 
 // startOn is the start of the window that begins in t's month (month), week

@@ -93,7 +93,7 @@ func (r *TakeRequest) CalendarBounds(i int, now int64) (CalendarBounds, bool) {
 	if c == nil {
 		return CalendarBounds{}, false
 	}
-	w := c.window(now)
+	w := c.bounds(now)
 	return CalendarBounds{w.before, w.prev, w.start, w.end, w.next, w.after}, true
 }
 

@@ -27,8 +27,7 @@ func (p *params) window(now int64) win {
 		return p.cal.window(now)
 	}
 	start := now - now%p.period
-	return win{before: start - 2*p.period, prev: start - p.period, start: start,
-		end: start + p.period, next: start + 2*p.period, after: start + 3*p.period}
+	return win{start - p.period, start, start + p.period, start + 2*p.period}
 }
 
 // viewT is the window start of s as the algorithms read it at now: a window
