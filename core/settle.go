@@ -118,16 +118,16 @@ func (l *Limiter) Settle(ctx context.Context, key string, actual int64, reserved
 	}
 	est := reserved.spent
 	reserved.spent = -1 // settled
+	if actual == est {
+		d := *reserved
+		return d, nil
+	}
 	now := l.clock.Now()
 	if l.sys {
 		now = SystemClock{}.Now()
 	}
 	req := l.request(key, 0, now)
 	switch {
-	case actual == est:
-		d := *reserved
-		d.spent = -1
-		return d, nil
 	case actual < est:
 		req.Cost = -(est - actual)
 		if at := time.UnixMicro(reserved.at); at.Before(now) {
@@ -154,31 +154,30 @@ func (l *Limiter) Settle(ctx context.Context, key string, actual int64, reserved
 	return d, err
 }
 
-// settleFigures returns r's figures with its debt bound, the Limiter's when
-// they match, else computed into bufs, and checks r's debt and cost.
-func (r *TakeRequest) settleFigures(bufs *[maxLimits]params, ptrs *[maxLimits]*params, now int64) ([]*params, error) {
+// settleParams checks r's debt bound and charge, and writes the figures of
+// r's limits with the debt bound into bufs (no pointer into it leaves, so
+// the caller's array stays on its stack); it returns how many.
+func (r *TakeRequest) settleParams(bufs *[maxLimits]params, now int64) (int, error) {
 	if len(r.Limits) == 0 || len(r.Limits) > maxLimits {
-		return nil, fmt.Errorf("%w: %d limits", ErrInvalidLimit, len(r.Limits))
+		return 0, fmt.Errorf("%w: %d limits", ErrInvalidLimit, len(r.Limits))
 	}
 	if r.MaxDebt < 0 {
-		return nil, fmt.Errorf("%w: debt bound %d is negative", ErrInvalidCost, r.MaxDebt)
+		return 0, fmt.Errorf("%w: debt bound %d is negative", ErrInvalidCost, r.MaxDebt)
 	}
 	if err := checkDebt(r.Algorithm, r.Limits, r.MaxDebt); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidCost, err)
+		return 0, fmt.Errorf("%w: %w", ErrInvalidCost, err)
 	}
 	if r.Charge && r.Algorithm == SlidingLog {
-		return nil, fmt.Errorf("%w: sliding-log cannot charge a cost after admission", ErrUnsupported)
+		return 0, fmt.Errorf("%w: sliding-log cannot charge a cost after admission", ErrUnsupported)
 	}
-	ps := ptrs[:len(r.Limits)]
 	for i := range r.Limits {
 		p, err := check(r.Algorithm, &r.Limits[i], max(0, r.Cost), now, &bufs[i])
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
 		p.setDebt(r.Algorithm, r.MaxDebt)
-		ps[i] = p
 	}
-	return ps, nil
+	return len(r.Limits), nil
 }
 
 // decideSettle is Decide for a request with a debt bound or a charge.
@@ -187,11 +186,15 @@ func (r *TakeRequest) decideSettle(d *Decision, states []State, now int64) error
 		return fmt.Errorf("%w: %d states for %d limits", ErrInvalidLimit, len(states), len(r.Limits))
 	}
 	var bufs [maxLimits]params
-	var ptrs [maxLimits]*params
-	ps, err := r.settleFigures(&bufs, &ptrs, now)
+	n, err := r.settleParams(&bufs, now)
 	if err != nil {
 		return err
 	}
+	var ptrs [maxLimits]*params
+	for i := range n {
+		ptrs[i] = &bufs[i]
+	}
+	ps := ptrs[:n]
 	cost := r.Cost
 	switch {
 	case cost < 0:
@@ -272,13 +275,12 @@ func (a Algorithm) debtOf(s *State, p *params, now int64) int64 {
 // chargeWord is AdvanceWord for a charge: the one-word state after it.
 func (r *TakeRequest) chargeWord(t, now int64) int64 {
 	var bufs [maxLimits]params
-	var ptrs [maxLimits]*params
-	ps, err := r.settleFigures(&bufs, &ptrs, now)
-	if err != nil || r.Cost <= 0 || len(ps) != 1 || !r.Algorithm.OneWord() {
+	n, err := r.settleParams(&bufs, now)
+	if err != nil || r.Cost <= 0 || n != 1 || !r.Algorithm.OneWord() {
 		return t
 	}
 	s := State{T: t}
-	r.Algorithm.rebase(&s, ps[0], now)
-	r.Algorithm.charge(&s, ps[0], r.Cost, now)
+	r.Algorithm.rebase(&s, &bufs[0], now)
+	r.Algorithm.charge(&s, &bufs[0], r.Cost, now)
 	return s.T
 }
