@@ -166,3 +166,11 @@ type LeaseDecision struct {
 func Refused(f InFlight, held int64, next time.Duration) LeaseDecision {
 	return LeaseDecision{InFlight: f, Held: held, RetryAfter: InFlightRetryAfter, NextDeadline: max(next, 0)}
 }
+
+// SlotPeeker is implemented by InFlightStores that count a key's held slots
+// without taking one, for the operator's tool (Limiter.PeekSlots).
+type SlotPeeker interface {
+	// PeekSlots returns the number of req.Key's slots held now (leases past
+	// their deadline not counted), changing nothing.
+	PeekSlots(ctx context.Context, req LeaseRequest) (int64, error)
+}

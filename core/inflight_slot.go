@@ -134,3 +134,20 @@ func (s Slot) Release(ctx context.Context) error {
 	}
 	return in.st.Release(ctx, lease)
 }
+
+// PeekSlots returns the number of key's in-flight slots held now, on every
+// instance sharing the store, changing nothing: what the operator's tool
+// shows. It returns an error wrapping ErrInvalidOption when the limiter has
+// no in-flight limit, and one wrapping ErrUnsupported for a store that is
+// not a SlotPeeker.
+func (l *Limiter) PeekSlots(ctx context.Context, key string) (int64, error) {
+	in := l.inflight
+	if in == nil {
+		return 0, fmt.Errorf("%w: the limiter has no in-flight limit (WithInFlight)", ErrInvalidOption)
+	}
+	sp, ok := in.st.(SlotPeeker)
+	if !ok {
+		return 0, fmt.Errorf("%w: %T cannot count a key's slots", ErrUnsupported, in.st)
+	}
+	return sp.PeekSlots(ctx, LeaseRequest{Key: key, Namespace: in.base.ns, InFlight: in.f, Now: in.base.clock.Now()})
+}

@@ -59,6 +59,8 @@ func TestInFlightNeedsAStoreThatLeases(t *testing.T) {
 	must.NoError(t, err)
 	_, _, err = lim.Acquire(context.Background(), "k")
 	expect.ErrorIs(t, err, core.ErrInvalidOption)
+	_, err = lim.PeekSlots(context.Background(), "k")
+	expect.ErrorIs(t, err, core.ErrInvalidOption)
 	expect.Zero(t, lim.InFlight())
 	expect.Zero(t, lim.SlotsHeld())
 	renewed, expired, err := lim.RenewSlots(context.Background())
@@ -80,6 +82,9 @@ func TestAcquireRelease(t *testing.T) {
 	must.True(t, d.Allowed)
 	expect.Equal(t, int64(2), d.Held)
 	expect.Equal(t, int64(2), lim.SlotsHeld())
+	peeked, err := lim.PeekSlots(ctx, "k")
+	must.NoError(t, err)
+	expect.Equal(t, int64(2), peeked)
 
 	refused, d, err := lim.Acquire(ctx, "k")
 	must.NoError(t, err)

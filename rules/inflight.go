@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"context"
 	"time"
 
 	"go.yaml.in/yaml/v4"
@@ -98,4 +99,23 @@ func (s *Set) Policies() []*httplimit.Policy {
 		}
 	}
 	return out
+}
+
+// PeekSlots returns how many in-flight slots key holds under the policy
+// named policy, on every instance sharing the store, and the policy's
+// in-flight limit, changing nothing (the operator's tool shows them); 0 and
+// the zero InFlight for a policy without one. It returns an error wrapping
+// ErrUnknownPolicy for an unknown or unlimited policy, and the store's.
+func (s *Set) PeekSlots(ctx context.Context, policy, key string) (int64, core.InFlight, error) {
+	e, err := s.entry(policy)
+	if err != nil {
+		return 0, core.InFlight{}, err
+	}
+	lim := e.policy.Limiter()
+	f := lim.InFlight()
+	if f.IsZero() {
+		return 0, f, nil
+	}
+	held, err := lim.PeekSlots(ctx, key)
+	return held, f, err
 }

@@ -23,7 +23,9 @@ beyond its quota what it owes and when a request fits again. POLICY
 may name one tier as POLICY/TIER. KEY is exactly what the policy's key
 produces: an IP address (an IPv6 client's /64, such as 2001:db8::/64), an
 API key, a user id. A key in a policy's penalty box (block_for) shows the
-block's end: every request is refused until then. Exits 1 when Redis holds no rules, or the policy or tier
+block's end: every request is refused until then. A policy with an in-flight
+limit (concurrency) shows how many of the key's slots are held now, on every
+instance. Exits 1 when Redis holds no rules, or the policy or tier
 is unknown or unlimited.`,
 	run: runKeyShow,
 }
@@ -63,7 +65,7 @@ func runKeyShow(e *env, args []string) error {
 		for _, r := range results {
 			fmt.Fprintln(e.stdout, peekLine(r))
 		}
-		return nil
+		return showSlots(ctx, e, set, policy, key) // inflight_show.go
 	})
 }
 

@@ -14,7 +14,10 @@ import (
 	"github.com/ratewarden/ratewarden/core"
 )
 
-var _ core.InFlightStore = (*Store)(nil)
+var (
+	_ core.InFlightStore = (*Store)(nil)
+	_ core.SlotPeeker    = (*Store)(nil)
+)
 
 // inflightScript fills a script's placeholders: NOWn reads now from ARGV[n],
 // EXPIREn sets the TTL with the floor in ARGV[n].
@@ -177,11 +180,15 @@ func (s *Store) Release(ctx context.Context, lease core.Lease) error {
 	return nil
 }
 
-// SlotsHeld returns the number of in-flight slots of key in namespace ns
-// whose deadline has not passed at now (Redis's TIME unless WithCallerClock):
-// what the operator's tool reports.
-func (s *Store) SlotsHeld(ctx context.Context, ns, key string, now time.Time) (int64, error) {
-	reply, err := s.backend.Eval(ctx, heldScript, []string{s.InFlightKey(ns, key)}, []string{s.scriptNow(now)}, nil)
+// PeekSlots returns the number of in-flight slots of req.Key whose deadline
+// has not passed (on Redis's TIME unless WithCallerClock, then at req.Now),
+// in one script call that changes nothing: what the operator's tool
+// reports.
+func (s *Store) PeekSlots(ctx context.Context, req core.LeaseRequest) (int64, error) {
+	if len(req.Namespace) > 256 {
+		return 0, fmt.Errorf("%w: namespace longer than 256 bytes", core.ErrInvalidOption)
+	}
+	reply, err := s.backend.Eval(ctx, heldScript, []string{s.InFlightKey(req.Namespace, req.Key)}, []string{s.scriptNow(req.Now)}, nil)
 	if err == nil && len(reply) != 1 {
 		err = fmt.Errorf("in-flight count replied %d integers, want 1", len(reply))
 	}

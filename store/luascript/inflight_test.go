@@ -46,7 +46,7 @@ func TestInFlightBadInput(t *testing.T) {
 	expect.ErrorIs(t, st.Renew(ctx, core.SystemClock{}.Now(), []core.Lease{{Key: "x"}}, expired), core.ErrInvalidOption)
 	err = st.Renew(ctx, core.SystemClock{}.Now(), []core.Lease{{Key: "x", ID: "1", Duration: core.DefaultLease}}, expired)
 	expect.ErrorIs(t, err, ErrRedis)
-	_, err = st.SlotsHeld(ctx, "", "k", core.SystemClock{}.Now())
+	_, err = st.PeekSlots(ctx, core.LeaseRequest{Key: "k", InFlight: core.Concurrent(2)})
 	expect.ErrorIs(t, err, ErrRedis)
 }
 

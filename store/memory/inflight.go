@@ -11,7 +11,10 @@ import (
 	"github.com/ratewarden/ratewarden/core"
 )
 
-var _ core.InFlightStore = (*Store)(nil)
+var (
+	_ core.InFlightStore = (*Store)(nil)
+	_ core.SlotPeeker    = (*Store)(nil)
+)
 
 // inflightTable holds the in-flight slots of the keys that have asked for
 // one: a counter per key (by its seeded hash, never the key), found without
@@ -137,12 +140,15 @@ func (s *Store) Release(_ context.Context, lease core.Lease) error {
 	return fmt.Errorf("%w: no slot of the key is held", core.ErrLeaseReleased)
 }
 
-// SlotsHeld returns the number of in-flight slots held under namespace and
-// key: what the operator's tool reports.
-func (s *Store) SlotsHeld(namespace, key string) int64 {
-	c, ok := s.inflight.m.Load(maphash.Comparable(s.seed, [2]string{namespace, key}))
-	if !ok {
-		return 0
+// PeekSlots returns the number of in-flight slots of req.Key held now,
+// changing nothing: what the operator's tool reports.
+func (s *Store) PeekSlots(_ context.Context, req core.LeaseRequest) (int64, error) {
+	if len(req.Namespace) > 256 {
+		return 0, fmt.Errorf("%w: namespace longer than 256 bytes", core.ErrInvalidOption)
 	}
-	return max(c.(*slotCounter).n.Load(), 0)
+	c, ok := s.inflight.m.Load(maphash.Comparable(s.seed, [2]string{req.Namespace, req.Key}))
+	if !ok {
+		return 0, nil
+	}
+	return max(c.(*slotCounter).n.Load(), 0), nil
 }

@@ -48,7 +48,7 @@ func TestInFlightOnRedisTime(t *testing.T) {
 	must.False(t, d.Allowed)
 	expect.Equal(t, int64(2), d.Held)
 	expect.InDelta(t, float64(20*time.Second), float64(d.NextDeadline), float64(2*time.Second), "the earliest deadline")
-	held, err := st.SlotsHeld(ctx, "api", "{alice}", time.Time{})
+	held, err := lim.PeekSlots(ctx, "{alice}")
 	must.NoError(t, err)
 	expect.Equal(t, int64(2), held)
 

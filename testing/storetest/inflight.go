@@ -83,6 +83,11 @@ func runInFlightScripted(t *testing.T, newStore NewStore) {
 			s2, _ := acquire(t, b, key, true, 2)
 			s3, _ := acquire(t, a, key, true, 3)
 			_, _ = acquire(t, b, key, false, 3)
+			if _, ok := a.Store().(core.SlotPeeker); ok {
+				held, err := b.PeekSlots(ctx, key)
+				must.NoError(t, err)
+				expect.Equal(t, int64(3), held, "a peek counts every instance's slots")
+			}
 			_, _ = acquire(t, a, key+"-other", true, 1)
 			must.NoError(t, s2.Release(ctx))
 			expect.ErrorIs(t, s2.Release(ctx), core.ErrLeaseReleased)
@@ -137,6 +142,11 @@ func runInFlightAbandoned(t *testing.T, newStore NewStore) {
 		return
 	}
 	expect.Equal(t, int64(1), d.Held, "both abandoned slots came back")
+	if _, ok := alive.Store().(core.SlotPeeker); ok {
+		held, err := alive.PeekSlots(ctx, "k")
+		must.NoError(t, err)
+		expect.Equal(t, int64(1), held, "expired leases are not counted")
+	}
 	_, _ = acquire(t, alive, "k", true, 2)
 	_, _ = acquire(t, alive, "k", false, 2)
 	renewed, expired, err := crashed.RenewSlots(ctx)

@@ -107,6 +107,11 @@ type Config struct {
 	// Concurrency is how many requests of one client may run at once
 	// (-concurrency); 0 for no such limit.
 	Concurrency int64
+	// LeaseTokens is the most tokens of a hot client one Redis call leases
+	// (-lease, core.TokenLease's Max); 0 for no token lease.
+	LeaseTokens int64
+	// LeaseTTL is how long a leased token may be spent (-lease-ttl).
+	LeaseTTL time.Duration
 }
 
 // KeyFunc returns the key function -key (and -trusted-proxies, -jwt-secret)
@@ -234,6 +239,9 @@ func (c *Config) String() string {
 	}
 	if c.Concurrency > 0 {
 		parts = append(parts, fmt.Sprintf("at most %d requests of a client running at once", c.Concurrency))
+	}
+	if s := c.leaseString(); s != "" {
+		parts = append(parts, s)
 	}
 	return strings.Join(parts, ", ")
 }

@@ -80,6 +80,7 @@ With -rules, the rules document decides which requests are limited and how
 -limit, -burst, -algorithm, -key, -tier-claim, -tier, -tz and -anchor-day do not go with -rules
 (a rules document gives a policy's time_zone and anchor_day).
 -concurrency does not go with -rules either (a policy's concurrency field says it).
+-lease does not go with -rules either (a policy's lease_tokens and lease_ttl fields say it).
 
 -store and -rules take a Redis URL (a managed Redis's too):
   redis://[user:password@]host:port[/db][?options]     a server
@@ -111,7 +112,9 @@ type rawFlags struct {
 	settleHeader                                        string
 	// set holds the names of the flags given on the command line.
 	set         map[string]bool
-	concurrency int64 // -concurrency (inflight.go)
+	concurrency int64         // -concurrency (inflight.go)
+	lease       int64         // -lease (lease.go)
+	leaseTTL    time.Duration // -lease-ttl
 }
 
 // define declares the flags on fs, with their defaults and help, to be read
@@ -137,6 +140,7 @@ func (r *rawFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&r.countOnlyFailures, "count-only-failures", false, "count only failures: a response with a status below 400 gives its cost back\n(try POST "+LoginPath+" with a wrong password); with -rules, in every policy")
 	r.defineSettle(fs)
 	r.defineInFlight(fs)
+	r.defineLease(fs)
 	r.defineRules(fs)
 	r.defineRedis(fs)
 }
@@ -181,6 +185,9 @@ func (r *rawFlags) config() (*Config, error) {
 		return nil, err
 	}
 	if err := c.parseInFlight(r); err != nil {
+		return nil, err
+	}
+	if err := c.parseLease(r); err != nil {
 		return nil, err
 	}
 	return c, nil

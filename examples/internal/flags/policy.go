@@ -58,5 +58,6 @@ func (c *Config) behaviourOptions() []httplimit.Option {
 func (c *Config) LimiterOptions() []core.Option {
 	var opts []core.Option
 	opts = append(opts, c.inflightOptions()...)
+	opts = append(opts, c.leaseOptions()...)
 	return opts
 }
