@@ -135,6 +135,11 @@ type encodedLimit struct {
 type figures struct {
 	rate, period, burst int64
 	interval, tau       int64 // Period/Rate rounded up; Burst*interval
+	// A calendar limit's unit, zone and anchor, which its windows follow
+	// (calendar.go); zero for any other limit.
+	unit   core.CalendarUnit
+	zone   string
+	anchor int
 }
 
 // figuresOf checks l as core does (an error wraps core.ErrInvalidLimit; the
@@ -145,7 +150,8 @@ func figuresOf(l core.Limit) (figures, error) {
 		return figures{}, err
 	}
 	iv, b := l.EmissionInterval().Microseconds(), l.EffectiveBurst()
-	return figures{rate: l.Rate, period: l.Period.Microseconds(), burst: b, interval: iv, tau: b * iv}, nil
+	return figures{rate: l.Rate, period: l.Period.Microseconds(), burst: b, interval: iv, tau: b * iv,
+		unit: l.Calendar, zone: l.Zone, anchor: l.AnchorDay}, nil
 }
 
 // limitCache maps figures to *encodedLimit, for up to maxCachedLimits
