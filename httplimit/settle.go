@@ -35,11 +35,15 @@ import (
 // WithRefund is a settle at 0 for the statuses it names; WithSettle,
 // WithSettleHeader and WithRefund set the one settle of a policy, the later
 // replacing the earlier. It returns an error wrapping core.ErrInvalidOption
-// for a nil actual.
+// for a nil actual, or under the sliding log, which cannot charge a cost
+// after admission.
 func WithSettle(actual func(status int, header func(name string) string) (cost int64, ok bool)) Option {
 	return func(p *Policy) error {
 		if actual == nil {
 			return nilOption("settle function")
+		}
+		if err := settlesUnder(p.lim); err != nil {
+			return err
 		}
 		p.settle = &settler{actual: actual}
 		return nil
@@ -52,16 +56,30 @@ func WithSettle(actual func(status int, header func(name string) string) (cost i
 // value is not such an integer ("NaN", "1e999", "0x10", "-1", "+1", " 1",
 // 20 digits) keeps it too, and the settle is reported as failed (Event.Err
 // wraps core.ErrInvalidCost, logged when there is no observer). name must be
-// a valid header name, else it returns an error wrapping
-// core.ErrInvalidOption.
+// a valid header name, and the limiter's algorithm not the sliding log, else
+// it returns an error wrapping core.ErrInvalidOption.
 func WithSettleHeader(name string) Option {
 	return func(p *Policy) error {
 		if !validHeaderName(name) {
 			return fmt.Errorf("%w: settle header %q is not a header name", core.ErrInvalidOption, name)
 		}
+		if err := settlesUnder(p.lim); err != nil {
+			return err
+		}
 		p.settle = &settler{header: http.CanonicalHeaderKey(name)}
 		return nil
 	}
+}
+
+// settlesUnder returns an error wrapping core.ErrInvalidOption when lim's
+// algorithm cannot charge a cost after admission: the sliding log, which
+// records each admitted unit's instant (a settle below the reservation, a
+// refund, it takes: WithRefund is allowed).
+func settlesUnder(lim *core.Limiter) error {
+	if lim != nil && lim.Algorithm() == core.SlidingLog {
+		return fmt.Errorf("%w: sliding-log cannot charge a cost after the response (it records each admitted unit's instant); use sliding-window, token-bucket or gcra", core.ErrInvalidOption)
+	}
+	return nil
 }
 
 // validHeaderName reports whether name is a non-empty HTTP token.

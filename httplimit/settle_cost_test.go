@@ -125,6 +125,13 @@ func TestSettleOptionsRefuseBadInput(t *testing.T) {
 		_, err := New(lim.Limiter(), o)
 		expect.ErrorIs(t, err, core.ErrInvalidOption)
 	}
+	log, _ := debtPolicy(t, core.SlidingLog, core.PerMinute(10), 0)
+	_, err := New(log.Limiter(), WithSettleHeader("X-Cost"))
+	expect.ErrorIs(t, err, core.ErrInvalidOption, "the sliding log cannot charge after the response")
+	_, err = New(log.Limiter(), WithSettle(func(int, func(string) string) (int64, bool) { return 0, true }))
+	expect.ErrorIs(t, err, core.ErrInvalidOption)
+	_, err = New(log.Limiter(), WithRefund(successful))
+	expect.NoError(t, err, "a refund it takes")
 }
 
 func TestParseCost(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
 )
 
@@ -52,6 +53,9 @@ func (c *Config) parseSettle(r *rawFlags) error {
 	}
 	if r.countOnlyFailures {
 		return usageErr("-settle-header and -count-only-failures both settle a request's cost after its response: pick one")
+	}
+	if c.RulesSource == NoRules && c.Algorithm == core.SlidingLog {
+		return usageErr("-settle-header with -algorithm sliding-log: the sliding log cannot charge a cost after the response; use sliding-window or gcra")
 	}
 	c.SettleHeader = http.CanonicalHeaderKey(r.settleHeader)
 	return nil

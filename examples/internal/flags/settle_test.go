@@ -27,6 +27,7 @@ func TestParseSettleHeader(t *testing.T) {
 		"a colon":                {"-settle-header", "X-Cost:"},
 		"a line break":           {"-settle-header", "X-Cost\r\n"},
 		"with -count-only-fails": {"-settle-header", "X-Cost", "-count-only-failures"},
+		"with the sliding log":   {"-settle-header", "X-Cost", "-algorithm", "sliding-log"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := Parse("ex", args, &bytes.Buffer{})
