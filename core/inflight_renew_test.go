@@ -22,6 +22,7 @@ type deadlineStore struct {
 	leases map[string]map[string]time.Time
 	next   int
 	fail   error // what Renew returns, when set
+	renews int   // Renew calls
 }
 
 func (s *deadlineStore) drop(key string, now time.Time) {
@@ -52,6 +53,7 @@ func (s *deadlineStore) Acquire(_ context.Context, req core.LeaseRequest) (core.
 func (s *deadlineStore) Renew(_ context.Context, now time.Time, leases []core.Lease, expired []bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.renews++
 	if s.fail != nil {
 		return s.fail
 	}
@@ -72,6 +74,12 @@ func (s *deadlineStore) Release(_ context.Context, l core.Lease) error {
 	defer s.mu.Unlock()
 	delete(s.leases[l.Key], l.ID)
 	return nil
+}
+
+func (s *deadlineStore) renewCalls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.renews
 }
 
 func (s *deadlineStore) held(key string) int {
