@@ -95,6 +95,18 @@
 // their own limits, no limit, or none at all (blocked: 429 with a quota of 0,
 // the store never asked).
 //
+// # In-flight limits
+//
+// A limiter with an in-flight limit (core.WithInFlight: at most N requests of
+// a key running at once, on every instance sharing the store) makes every
+// request the rates admit take one of its key's slots, held until its handler
+// returns, however it ends (a return, a panic, a client that hung up, a
+// timeout). A request that finds every slot taken gets 429 with
+// Retry-After: 1 and [HeaderConcurrencyLimit] naming the policy and N, and no
+// RateLimit fields (they describe rates); its rates' cost is given back, and
+// the observer sees [OutcomeInFlightRefused]. [Policy.SlotsHeld] is the
+// gauge the metrics modules export.
+//
 // # Several policies
 //
 // A [Group] applies several policies to each request, each with its own
@@ -136,6 +148,10 @@
 // it, before the headers go out, so that a refunded response tells the quota
 // after the refund, and [Pass.Finish] once that handler returned without
 // panicking (with the final status; Finish refunds only what Settle did not).
+// Whatever WantsStatus says, the adapter defers [Pass.Release] as soon as
+// Handle returned true: it gives back the request's in-flight slot when the
+// next handler ends, on every path, panics included (a no-op without an
+// in-flight limit).
 //
 // A request view may implement optional interfaces the policy looks for:
 // [Arrival] (the server's arrival time, read instead of the clock),
