@@ -31,3 +31,4 @@ func TestCalendar(t *testing.T)  { servertest.Calendar(t, start) }
 func TestRulesMode(t *testing.T) { servertest.RulesMode(t, start) }
 func TestSettle(t *testing.T)    { servertest.Settle(t, start) }
 func TestInFlight(t *testing.T)  { servertest.InFlight(t, start) }
+func TestPenalty(t *testing.T)   { servertest.Penalty(t, start) }

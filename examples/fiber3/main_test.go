@@ -32,6 +32,7 @@ func TestCalendar(t *testing.T)  { servertest.Calendar(t, start) }
 func TestRulesMode(t *testing.T) { servertest.RulesMode(t, start) }
 func TestSettle(t *testing.T)    { servertest.Settle(t, start) }
 func TestInFlight(t *testing.T)  { servertest.InFlight(t, start) }
+func TestPenalty(t *testing.T)   { servertest.Penalty(t, start) }
 
 // In rules mode a path reaches a handler only as the route spells it: with
 // a valid API key and the right password, so that whatever the rules make of

@@ -49,7 +49,8 @@ func newLimit(setup *flags.Setup) (func(http.Handler) http.Handler, error) {
 	cfg := setup.Config
 	// setup.Store is memory.New(), or redisstore.New on a go-redis client of
 	// redisstore.ParseURL's options (-store redis://...).
-	// cfg.LimiterOptions(): -concurrency's core.WithInFlight(core.Concurrent(N)).
+	// cfg.LimiterOptions(): -concurrency's core.WithInFlight(core.Concurrent(N)),
+	// -block-for's core.WithBlockFor(DURATION).
 	lim, err := core.NewLimiter(setup.Store, cfg.Algorithm, cfg.Limit, cfg.LimiterOptions()...)
 	if err != nil {
 		return nil, err

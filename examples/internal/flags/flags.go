@@ -104,6 +104,13 @@ type Config struct {
 	// programs that embed a Setup. It runs on the goroutine that loaded and
 	// must not block.
 	OnReload func(rules.Reload)
+	// BlockFor is how long a client denied once is refused (-block-for);
+	// 0 for no penalty box.
+	BlockFor time.Duration
+	// Clock, when set by a program that embeds a Setup (a test), is the
+	// clock the limiter of -limit decides on (LimiterOptions); nil for the
+	// system clock.
+	Clock core.Clock
 	// Concurrency is how many requests of one client may run at once
 	// (-concurrency); 0 for no such limit.
 	Concurrency int64
@@ -241,6 +248,9 @@ func (c *Config) String() string {
 		parts = append(parts, fmt.Sprintf("at most %d requests of a client running at once", c.Concurrency))
 	}
 	if s := c.leaseString(); s != "" {
+		parts = append(parts, s)
+	}
+	if s := c.blockString(); s != "" {
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, ", ")

@@ -79,6 +79,7 @@ With -rules, the rules document decides which requests are limited and how
   anything else           404
 -limit, -burst, -algorithm, -key, -tier-claim, -tier, -tz and -anchor-day do not go with -rules
 (a rules document gives a policy's time_zone and anchor_day).
+-block-for does not go with -rules either (a policy's block_for field says it).
 -concurrency does not go with -rules either (a policy's concurrency field says it).
 -lease does not go with -rules either (a policy's lease_tokens and lease_ttl fields say it).
 
@@ -110,6 +111,7 @@ type rawFlags struct {
 	redisPasswordFile, redisCA                          string
 	rulesPoll                                           time.Duration
 	settleHeader                                        string
+	blockFor                                            time.Duration // -block-for (block.go)
 	// set holds the names of the flags given on the command line.
 	set         map[string]bool
 	concurrency int64         // -concurrency (inflight.go)
@@ -141,6 +143,7 @@ func (r *rawFlags) define(fs *flag.FlagSet) {
 	r.defineSettle(fs)
 	r.defineInFlight(fs)
 	r.defineLease(fs)
+	r.defineBlock(fs)
 	r.defineRules(fs)
 	r.defineRedis(fs)
 }
@@ -188,6 +191,9 @@ func (r *rawFlags) config() (*Config, error) {
 		return nil, err
 	}
 	if err := c.parseLease(r); err != nil {
+		return nil, err
+	}
+	if err := c.parseBlock(r); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -54,10 +54,12 @@ func (c *Config) behaviourOptions() []httplimit.Option {
 
 // LimiterOptions are the limiter options of the flags, for the
 // core.NewLimiter of -algorithm and -limit: -concurrency's in-flight limit
-// (core.WithInFlight).
+// (core.WithInFlight), -block-for's penalty box (core.WithBlockFor), and the
+// Config's Clock (core.WithClock) when a test set one.
 func (c *Config) LimiterOptions() []core.Option {
 	var opts []core.Option
 	opts = append(opts, c.inflightOptions()...)
+	opts = append(opts, c.blockOptions()...)
 	opts = append(opts, c.leaseOptions()...)
 	return opts
 }
