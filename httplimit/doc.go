@@ -91,7 +91,12 @@
 // with the status before the response's headers go out ([Pass.Settle]), so
 // that a refunded response's headers tell the quota after the refund, and
 // finishes once the handler returned. [Policy.Reset] unblocks a client under
-// every tier; [Policy.Peek] reads its state. WithOverrides gives named keys
+// every tier; [Policy.Peek] reads its state. WithSettle and WithSettleHeader
+// generalise the refund: a request reserves its cost and settles at the real
+// cost its response names (a header, or a function of the response), the
+// difference given back or charged into the limiter's debt bound
+// (core.WithDebt), on the same path ([Pass.Settle]); WithRefund is a settle
+// at 0. WithOverrides gives named keys
 // their own limits, no limit, or none at all (blocked: 429 with a quota of 0,
 // the store never asked).
 //
@@ -148,6 +153,9 @@
 // it, before the headers go out, so that a refunded response tells the quota
 // after the refund, and [Pass.Finish] once that handler returned without
 // panicking (with the final status; Finish refunds only what Settle did not).
+// The w given to Settle is also where a settle reads the response header the
+// handler set: its Header() map, or, for a writer without one (fasthttp,
+// gRPC metadata), [ResponseHeaderReader].
 // Whatever WantsStatus says, the adapter defers [Pass.Release] as soon as
 // Handle returned true: it gives back the request's in-flight slot when the
 // next handler ends, on every path, panics included (a no-op without an
