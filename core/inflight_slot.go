@@ -16,6 +16,7 @@ type inflightState struct {
 	held  atomic.Int64
 	slots sync.Pool // of *slotState
 	ren   renewer
+	freed atomic.Pointer[chan struct{}] // closed at the next release (SlotFreed); nil when no one waits
 }
 
 // WithInFlight adds an in-flight limit: at most f.Slots requests of a key
@@ -130,9 +131,46 @@ func (s Slot) Release(ctx context.Context) error {
 	}
 	in.slots.Put(st)
 	if expired {
+		in.notifyFreed()
 		return ErrLeaseExpired
 	}
-	return in.st.Release(ctx, lease)
+	err := in.st.Release(ctx, lease)
+	in.notifyFreed()
+	return err
+}
+
+// notifyFreed closes the channel SlotFreed handed out, if any: a load when
+// no one waits.
+func (in *inflightState) notifyFreed() {
+	if in.freed.Load() == nil {
+		return
+	}
+	if ch := in.freed.Swap(nil); ch != nil {
+		close(*ch)
+	}
+}
+
+// SlotFreed returns a channel closed the next time a slot of this limiter
+// (or of its tiers) is released on this instance: for a caller waiting for a
+// slot (httplimit.WithInFlightWait), which takes the channel, tries to
+// acquire, and tries again when the channel closes. A slot another instance
+// frees, or one whose lease runs out, closes nothing: such a waiter also
+// tries again on a timer. It returns nil when the limiter has no in-flight
+// limit.
+func (l *Limiter) SlotFreed() <-chan struct{} {
+	in := l.inflight
+	if in == nil {
+		return nil
+	}
+	for {
+		if ch := in.freed.Load(); ch != nil {
+			return *ch
+		}
+		ch := make(chan struct{})
+		if in.freed.CompareAndSwap(nil, &ch) {
+			return ch
+		}
+	}
 }
 
 // PeekSlots returns the number of key's in-flight slots held now, on every

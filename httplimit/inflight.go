@@ -63,7 +63,8 @@ func inflightAnswers(t *tier) *[2][2]*outcome {
 
 // admitInFlight completes the admission of a request the rates admitted
 // (o) under t's in-flight limit: it takes one of key's slots, within the
-// store timeout. Refused, it gives the rates' cost back (a refused request
+// store timeout (waiting for one under WithInFlightWait). Refused, it gives
+// the rates' cost back (a refused request
 // spends nothing), reports OutcomeInFlightRefused and answers 429; in a dry
 // run it reports OutcomeInFlightDryRunRefused and lets the request go on
 // without a slot. A failed store is the fail mode's, as for the rates.
@@ -72,13 +73,9 @@ func (p *Policy) admitInFlight(ctx context.Context, o *outcome, r keyfuncs.Reque
 	if t.timed {
 		began = time.Now()
 	}
-	actx, cancel := ctx, context.CancelFunc(nil)
-	if t.timeout > 0 {
-		actx, cancel = core.WithStoreTimeout(ctx, t.timeout)
-	}
-	slot, ld, err := t.lim.Acquire(actx, key)
-	if cancel != nil {
-		cancel()
+	slot, ld, err := t.acquire(ctx, key)
+	if err == nil && !ld.Allowed && p.inflightWait != nil && !p.dryRun {
+		slot, ld, err = p.waitSlot(ctx, r, t, key, ld) // inflight_wait.go
 	}
 	if t.timed {
 		latency += time.Since(began)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ratewarden/ratewarden/core"
@@ -49,10 +50,12 @@ type Policy struct {
 	overrideTiers []*tier // one per distinct override limiter
 	// Shared read-only outcomes for answers that carry no per-request data,
 	// indexed [JSON][HEAD].
-	passOutcome  *outcome
-	keyOutcomes  [2][2]*outcome
-	peerOutcomes [2][2]*outcome
-	failOutcomes [2][2]*outcome
+	passOutcome     *outcome
+	keyOutcomes     [2][2]*outcome
+	peerOutcomes    [2][2]*outcome
+	failOutcomes    [2][2]*outcome
+	inflightWait    *inflightWait // WithInFlightWait (inflight_wait.go); nil: refuse at once
+	inflightWaiting atomic.Int64  // requests waiting for a slot now
 }
 
 // DefaultStoreTimeout bounds one store call when no WithStoreTimeout is given.
