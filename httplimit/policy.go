@@ -50,12 +50,14 @@ type Policy struct {
 	overrideTiers []*tier // one per distinct override limiter
 	// Shared read-only outcomes for answers that carry no per-request data,
 	// indexed [JSON][HEAD].
-	passOutcome     *outcome
-	keyOutcomes     [2][2]*outcome
-	peerOutcomes    [2][2]*outcome
-	failOutcomes    [2][2]*outcome
-	inflightWait    *inflightWait // WithInFlightWait (inflight_wait.go); nil: refuse at once
-	inflightWaiting atomic.Int64  // requests waiting for a slot now
+	passOutcome  *outcome
+	keyOutcomes  [2][2]*outcome
+	peerOutcomes [2][2]*outcome
+	failOutcomes [2][2]*outcome
+
+	// WithInFlightWait's queue (inflight_wait.go); nil refuses at once.
+	inflightWait    *inflightWait
+	inflightWaiting atomic.Int64 // requests waiting for a slot now
 }
 
 // DefaultStoreTimeout bounds one store call when no WithStoreTimeout is given.
