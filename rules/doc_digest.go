@@ -89,6 +89,8 @@ type (
 		Settle            *canonSettle    `json:"settle,omitempty"`
 		Concurrency       int64           `json:"concurrency,omitempty"`
 		LeaseNS           int64           `json:"lease_ns,omitempty"`
+		LeaseTokens       int64           `json:"lease_tokens,omitempty"`
+		LeaseTTLNS        int64           `json:"lease_ttl_ns,omitempty"`
 	}
 	canonMatch struct {
 		Paths    []string      `json:"paths,omitempty"`
@@ -142,6 +144,7 @@ func canonicalPolicy(p *Policy) canonPolicy {
 		Settle:     canonicalSettle(p.Settle),
 	}
 	c.Concurrency, c.LeaseNS = p.Concurrency.Slots, int64(p.Concurrency.Lease)
+	c.LeaseTokens, c.LeaseTTLNS = p.TokenLease.Max, int64(p.TokenLease.TTL)
 	if m := p.Match; len(m.Paths)+len(m.Prefixes)+len(m.Methods)+len(m.Hosts)+len(m.Headers) > 0 {
 		c.Match = &canonMatch{Paths: m.Paths, Prefixes: m.Prefixes, Methods: m.Methods, Hosts: m.Hosts}
 		for _, h := range m.Headers {

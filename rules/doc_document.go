@@ -113,6 +113,12 @@ type Policy struct {
 	// limit: at most Slots requests of a key running at once, beside its
 	// limits (see core.InFlight); the zero InFlight when it has none.
 	Concurrency core.InFlight
+	// TokenLease ("lease_tokens", with "lease_ttl") leases a hot key's
+	// tokens from the store in batches (see core.TokenLease; not the
+	// in-flight slot's lease); the zero TokenLease when it has none. A
+	// lease_tokens alone takes DefaultLeaseTTL, or the shortest period if
+	// shorter.
+	TokenLease core.TokenLease
 }
 
 // Match says which requests a policy applies to. Within a field, any listed

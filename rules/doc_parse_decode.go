@@ -92,6 +92,9 @@ func (d *decoder) policy(n *yaml.Node, at *path, p *Policy) map[string]bool {
 	if bad := d.policyInFlight(present, at, p); bad != nil {
 		mark(bad...)
 	}
+	if bad := d.policyTokenLease(present, at, p); bad != nil {
+		mark(bad...)
+	}
 	if p.Tiers != nil {
 		p.Limits = tierLimits(p.Tiers, p.Tiers.Default)
 	}

@@ -119,6 +119,8 @@ var policyFields = []field[*Policy]{
 	{"concurrency", decodeConcurrency}, // inflight.go
 	{"settle", decodeSettle},           // settle.go
 	{"lease", decodeLease},             // inflight.go
+	{"lease_tokens", decodeLeaseMax},   // lease.go
+	{"lease_ttl", decodeLeaseTTL},      // lease.go
 }
 
 // defaultsFields are the policy fields the defaults block may set.

@@ -129,6 +129,7 @@ func (v *validator) policy(p *Policy, i int, at *path) {
 	v.replaces(p, at.dot("replaces"))
 	v.blockFor(p, i, at)
 	v.inflight(p, i, at)
+	v.tokenLease(p, i, at)
 	if err := p.Algorithm.Validate(); err != nil {
 		v.report(at.dot("algorithm"), p.Pos, err, "%v", err)
 		return // every limit would be refused for it

@@ -144,6 +144,9 @@ func (c *config) newLimiter(st core.Store, p *Policy, name string, limits []core
 	if o := inflightOption(p); o != nil {
 		opts = append(opts, o)
 	}
+	if o := tokenLeaseOption(p); o != nil {
+		opts = append(opts, o)
+	}
 	if p.Settle != nil {
 		opts = append(opts, core.WithDebt(p.Settle.Debt))
 	}
