@@ -12,6 +12,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/ratewarden/ratewarden/core"
 )
 
 // HTTPStatus returns the HTTP status of a gRPC code, as google.rpc.Code
@@ -143,9 +145,9 @@ func (c *call) denial(code codes.Code) error {
 	if wait <= 0 {
 		wait = c.retryAfterField(time.Second)
 	}
-	desc := fmt.Sprintf("quota of %d per %s exceeded", d.Limit.Rate, d.Limit.Period)
+	desc := fmt.Sprintf("quota of %s exceeded", quotaText(d.Limit))
 	if d.Exceeds {
-		desc = fmt.Sprintf("the call's cost exceeds the quota of %d per %s: no wait will admit it", d.Limit.Rate, d.Limit.Period)
+		desc = fmt.Sprintf("the call's cost exceeds the quota of %s: no wait will admit it", quotaText(d.Limit))
 	}
 	st := status.New(code, fmt.Sprintf("ratewarden: rate limit %q exceeded; retry after %s", c.policy, wait))
 	st, err := st.WithDetails(
@@ -197,4 +199,14 @@ func gone(ctx context.Context) error {
 		return status.Error(codes.DeadlineExceeded, "ratewarden: the call's deadline passed while it waited for its turn")
 	}
 	return status.Error(codes.Canceled, "ratewarden: the call was canceled while it waited for its turn")
+}
+
+// quotaText says a limit in a QuotaFailure's description: "5 per 1m0s", or,
+// for a calendar quota, its text ("10000/month in Europe/Berlin"), since a
+// month's Period is only nominal.
+func quotaText(l core.Limit) string {
+	if l.IsCalendar() {
+		return l.String()
+	}
+	return fmt.Sprintf("%d per %s", l.Rate, l.Period)
 }
