@@ -23,6 +23,7 @@ type leasingStore struct {
 	takes, leases,
 	refunds atomic.Int64
 	down   atomic.Bool
+	gate   atomic.Pointer[chan struct{}] // when set, LeaseTokens waits for it to close
 	tamper func(g *core.TokenGrant, want int64) // changes a grant before it is replied
 }
 
@@ -68,6 +69,9 @@ func (m *leasingStore) LeaseTokens(_ context.Context, req core.TakeRequest, want
 		return core.TokenGrant{}, errLeaseDown
 	}
 	m.leases.Add(1)
+	if g := m.gate.Load(); g != nil {
+		<-*g
+	}
 	m.mu.Lock()
 	g, err := req.DecideGrant(m.statesOf(&req), want, ttl, core.Micros(req.Now))
 	m.mu.Unlock()
@@ -296,4 +300,40 @@ func TestTokenLeaseRepeatsDenials(t *testing.T) {
 	must.NoError(t, err)
 	expect.False(t, d.Allowed)
 	expect.Equal(t, calls+1, st.takes.Load()+st.leases.Load(), "asked again after the TTL")
+}
+
+// TestTokenLeaseRefreshNeverBlocks: while a refresh hangs in the store, the
+// requests that find tokens in the lease are decided at once.
+func TestTokenLeaseRefreshNeverBlocks(t *testing.T) {
+	st := newLeasingStore()
+	clock := core.NewManualClock(leaseStart)
+	l := newLeased(t, st, clock, core.GCRA, core.PerSecond(10_000), core.TokenLease{Max: 64, TTL: time.Second})
+	ctx := context.Background()
+	for l.TokenLeaseStats().Leased < 64 { // grow the lease to 64
+		_, err := l.Allow(ctx, "hot")
+		must.NoError(t, err)
+		core.WaitTokenLeases(l)
+	}
+	must.NoError(t, l.ReturnLeasedTokens(ctx))
+	for range 8 { // a fresh lease of 64, from one store call
+		_, err := l.Allow(ctx, "hot")
+		must.NoError(t, err)
+		core.WaitTokenLeases(l)
+	}
+	gate := make(chan struct{})
+	st.gate.Store(&gate)
+	leases := st.leases.Load()
+	local := l.TokenLeaseStats().Local
+	admitted := 0
+	for range 30 { // the refresh starts at half the lease and hangs
+		d, err := l.Allow(ctx, "hot")
+		must.NoError(t, err)
+		must.True(t, d.Allowed)
+		admitted++
+	}
+	expect.Equal(t, int64(30), l.TokenLeaseStats().Local-local, "every one decided from the lease")
+	close(gate)
+	core.WaitTokenLeases(l)
+	expect.True(t, st.leases.Load() > leases, "a refresh was asked for")
+	expect.Equal(t, 30, admitted)
 }
