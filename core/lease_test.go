@@ -23,7 +23,7 @@ type leasingStore struct {
 	takes, leases,
 	refunds atomic.Int64
 	down   atomic.Bool
-	gate   atomic.Pointer[chan struct{}] // when set, LeaseTokens waits for it to close
+	gate   atomic.Pointer[chan struct{}]        // when set, LeaseTokens waits for it to close
 	tamper func(g *core.TokenGrant, want int64) // changes a grant before it is replied
 }
 
