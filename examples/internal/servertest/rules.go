@@ -98,7 +98,8 @@ func RulesMode(t *testing.T, start Start) {
 	t.Run("metrics name the policies", func(t *testing.T) {
 		metrics := s.Do(t, http.MethodGet, flags.MetricsPath)
 		for _, line := range []string{
-			`ratewarden_decisions_total{outcome="denied",policy="login"} 2`,
+			`ratewarden_decisions_total{outcome="denied",policy="login"} 1`,
+			`ratewarden_decisions_total{outcome="blocked",policy="login"} 1`,
 			`ratewarden_decisions_total{outcome="refunded",policy="login"} 3`,
 			`ratewarden_decisions_total{outcome="dry_run_denied",policy="api-writes"} 1`,
 			`ratewarden_decisions_total{outcome="key_error",policy="api/free"} 1`,
@@ -112,7 +113,8 @@ func RulesMode(t *testing.T, start Start) {
 // checkLogin: a right password is admitted and given back before its
 // headers go out, so they show the quota whole and any number of them never
 // locks out; 5 wrong ones a minute are, then the sixth is 429, named login,
-// and so is a right one after it.
+// and starts the policy's 15 minutes of penalty box (block_for), so a right
+// one after it is refused too, with the block's end in Retry-After.
 func checkLogin(t *testing.T, s *Server) {
 	right := []string{flags.PasswordHeader, flags.RulesPassword}
 	wrong := []string{flags.PasswordHeader, "guess"}
@@ -130,7 +132,7 @@ func checkLogin(t *testing.T, s *Server) {
 		resp := s.Do(t, http.MethodPost, flags.LoginPath, h...)
 		assert.Equal(t, 429, resp.Status, "after 5 failures")
 		assert.True(t, strings.HasPrefix(resp.Header.Get("RateLimit"), `"login";r=0;`), "RateLimit %q names login", resp.Header.Get("RateLimit"))
-		assert.NotEmpty(t, resp.Header.Get("Retry-After"))
+		assert.Equal(t, "900", resp.Header.Get("Retry-After"), "the penalty box's 15 minutes")
 	}
 }
 
