@@ -21,4 +21,9 @@
 // per calendar month, week or day in an IANA time zone, under the fixed and
 // sliding windows; each calendar caches the window the clock is in, so a
 // decision inside it computes no date.
+//
+// A penalty box ([WithBlockFor]) refuses a key that its limits denied for a
+// fixed time, whatever the limits say meanwhile: the block is kept in the
+// store beside the key's state and decided in the same atomic step
+// ([Decision.Blocked], [Decision.BlockStarted]); a reset lifts it.
 package core

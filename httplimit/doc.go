@@ -112,6 +112,14 @@
 // the observer sees [OutcomeInFlightRefused]. [Policy.SlotsHeld] is the
 // gauge the metrics modules export.
 //
+// # Penalty box
+//
+// A limiter with a penalty box (core.WithBlockFor) refuses a key its limits
+// denied for the block's duration, on every instance sharing the store: the
+// policy answers 429 with Retry-After and the RateLimit field's t the
+// block's end, and the observer sees [OutcomeBlocked] (the denial that
+// started the block is an OutcomeDenied). See penalty.go.
+//
 // # Several policies
 //
 // A [Group] applies several policies to each request, each with its own
