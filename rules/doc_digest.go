@@ -89,6 +89,8 @@ type (
 		Settle            *canonSettle    `json:"settle,omitempty"`
 		Concurrency       int64           `json:"concurrency,omitempty"`
 		LeaseNS           int64           `json:"lease_ns,omitempty"`
+		Queue             int             `json:"concurrency_queue,omitempty"`
+		QueueWaitNS       int64           `json:"concurrency_wait_ns,omitempty"`
 		LeaseTokens       int64           `json:"lease_tokens,omitempty"`
 		LeaseTTLNS        int64           `json:"lease_ttl_ns,omitempty"`
 	}
@@ -144,6 +146,7 @@ func canonicalPolicy(p *Policy) canonPolicy {
 		Settle:     canonicalSettle(p.Settle),
 	}
 	c.Concurrency, c.LeaseNS = p.Concurrency.Slots, int64(p.Concurrency.Lease)
+	c.Queue, c.QueueWaitNS = p.ConcurrencyQueue, int64(p.ConcurrencyWait)
 	c.LeaseTokens, c.LeaseTTLNS = p.TokenLease.Max, int64(p.TokenLease.TTL)
 	if m := p.Match; len(m.Paths)+len(m.Prefixes)+len(m.Methods)+len(m.Hosts)+len(m.Headers) > 0 {
 		c.Match = &canonMatch{Paths: m.Paths, Prefixes: m.Prefixes, Methods: m.Methods, Hosts: m.Hosts}

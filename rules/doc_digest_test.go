@@ -125,7 +125,7 @@ func TestDigestCanonicalForm(t *testing.T) {
 // differing in it would share a digest.
 var digestFields = map[reflect.Type][]string{
 	reflect.TypeFor[Document]():    {"Schema", "Version", "Policies"},
-	reflect.TypeFor[Policy]():      {"Name", "Pos", "Match", "Key", "Algorithm", "Limits", "Tiers", "Cost", "FailClosed", "DryRun", "CountFailuresOnly", "Unlimited", "Replaces", "Overrides", "TimeZone", "AnchorDay", "BlockFor", "Settle", "Concurrency", "TokenLease"},
+	reflect.TypeFor[Policy]():      {"Name", "Pos", "Match", "Key", "Algorithm", "Limits", "Tiers", "Cost", "FailClosed", "DryRun", "CountFailuresOnly", "Unlimited", "Replaces", "Overrides", "TimeZone", "AnchorDay", "BlockFor", "Settle", "Concurrency", "ConcurrencyQueue", "ConcurrencyWait", "TokenLease"},
 	reflect.TypeFor[Match]():       {"Paths", "Prefixes", "Methods", "Hosts", "Headers"},
 	reflect.TypeFor[HeaderMatch](): {"Name", "Value", "Present"},
 	reflect.TypeFor[Key]():         {"Parts"},

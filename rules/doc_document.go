@@ -113,6 +113,12 @@ type Policy struct {
 	// limit: at most Slots requests of a key running at once, beside its
 	// limits (see core.InFlight); the zero InFlight when it has none.
 	Concurrency core.InFlight
+	// ConcurrencyQueue ("concurrency_queue") is how many requests may wait
+	// for an in-flight slot on an instance (httplimit.WithInFlightWait);
+	// 0 refuses at once. ConcurrencyWait ("concurrency_wait") is how long
+	// one waits (DefaultConcurrencyWait when 0).
+	ConcurrencyQueue int
+	ConcurrencyWait  time.Duration
 	// TokenLease ("lease_tokens", with "lease_ttl") leases a hot key's
 	// tokens from the store in batches (see core.TokenLease; not the
 	// in-flight slot's lease); the zero TokenLease when it has none. A

@@ -113,14 +113,16 @@ var policyFields = []field[*Policy]{
 		p.Replaces = d.strs(v, at, "policy names", nil)
 	}},
 	{"overrides", func(d *decoder, v *yaml.Node, at *path, p *Policy) { p.Overrides = d.overrideList(v, at) }},
-	{"time_zone", decodeTimeZone},      // calendar.go
-	{"anchor_day", decodeAnchorDay},    // calendar.go
-	{"block_for", decodeBlockFor},      // penalty.go
-	{"concurrency", decodeConcurrency}, // inflight.go
-	{"settle", decodeSettle},           // settle.go
-	{"lease", decodeLease},             // inflight.go
-	{"lease_tokens", decodeLeaseMax},   // lease.go
-	{"lease_ttl", decodeLeaseTTL},      // lease.go
+	{"time_zone", decodeTimeZone},                 // calendar.go
+	{"anchor_day", decodeAnchorDay},               // calendar.go
+	{"block_for", decodeBlockFor},                 // penalty.go
+	{"concurrency", decodeConcurrency},            // inflight.go
+	{"settle", decodeSettle},                      // settle.go
+	{"lease", decodeLease},                        // inflight.go
+	{"concurrency_queue", decodeConcurrencyQueue}, // inflight.go
+	{"concurrency_wait", decodeConcurrencyWait},   // inflight.go
+	{"lease_tokens", decodeLeaseMax},              // lease.go
+	{"lease_ttl", decodeLeaseTTL},                 // lease.go
 }
 
 // defaultsFields are the policy fields the defaults block may set.

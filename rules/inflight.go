@@ -51,6 +51,40 @@ func decodeLease(d *decoder, v *yaml.Node, at *path, p *Policy) {
 	p.Concurrency.Lease = lease
 }
 
+// decodeConcurrencyQueue reads a concurrency_queue: how many requests of
+// the policy may wait for a slot on an instance, 1 to
+// httplimit.MaxInFlightWaiting.
+func decodeConcurrencyQueue(d *decoder, v *yaml.Node, at *path, p *Policy) {
+	n, ok := d.integer(v, at)
+	if !ok {
+		return
+	}
+	if n < 1 || n > httplimit.MaxInFlightWaiting {
+		d.fail(deref(v), at, nil, "concurrency_queue %d: from 1 to %d requests may wait for a slot", n, httplimit.MaxInFlightWaiting)
+		return
+	}
+	p.ConcurrencyQueue = int(n)
+}
+
+// decodeConcurrencyWait reads a concurrency_wait: how long a queued request
+// waits for a slot, a Go duration from 1ms to httplimit.MaxInFlightWait.
+func decodeConcurrencyWait(d *decoder, v *yaml.Node, at *path, p *Policy) {
+	s, ok := d.str(v, at)
+	if !ok {
+		return
+	}
+	wait, err := time.ParseDuration(s)
+	if err != nil || wait < time.Millisecond || wait > httplimit.MaxInFlightWait {
+		d.fail(deref(v), at, nil, "concurrency_wait %q: want a duration from 1ms to %s, such as 2s", s, httplimit.MaxInFlightWait)
+		return
+	}
+	p.ConcurrencyWait = wait
+}
+
+// DefaultConcurrencyWait is how long a request of a policy with a
+// concurrency_queue waits for a slot when concurrency_wait is absent.
+const DefaultConcurrencyWait = time.Second
+
 // policyInFlight reports, at the field, a lease on a policy with no
 // concurrency (the validator reports a concurrency on an unlimited policy).
 // It returns the names of the fields with problems.
@@ -59,6 +93,16 @@ func (d *decoder) policyInFlight(present map[string]*yaml.Node, at *path, p *Pol
 		d.fail(deref(v), at.dot("lease"), nil, "lease applies to an in-flight limit: write concurrency beside it")
 		p.Concurrency = core.InFlight{}
 		return []string{"lease"}
+	}
+	if v := present["concurrency_queue"]; v != nil && present["concurrency"] == nil {
+		d.fail(deref(v), at.dot("concurrency_queue"), nil, "concurrency_queue applies to an in-flight limit: write concurrency beside it")
+		p.ConcurrencyQueue = 0
+		return []string{"concurrency_queue"}
+	}
+	if v := present["concurrency_wait"]; v != nil && present["concurrency_queue"] == nil {
+		d.fail(deref(v), at.dot("concurrency_wait"), nil, "concurrency_wait applies to a queue: write concurrency_queue beside it")
+		p.ConcurrencyWait = 0
+		return []string{"concurrency_wait"}
 	}
 	return nil
 }
@@ -75,6 +119,25 @@ func (v *validator) inflight(p *Policy, i int, at *path) {
 	if err := p.Concurrency.Validate(); err != nil {
 		v.report(at.dot("concurrency"), p.Pos, err, "%v", err)
 	}
+	if q := p.ConcurrencyQueue; q < 0 || q > httplimit.MaxInFlightWaiting {
+		v.report(at.dot("concurrency_queue"), p.Pos, nil, "concurrency_queue %d: from 1 to %d requests may wait for a slot", q, httplimit.MaxInFlightWaiting)
+	}
+	if w := p.ConcurrencyWait; w != 0 && (w < time.Millisecond || w > httplimit.MaxInFlightWait || p.ConcurrencyQueue == 0) {
+		v.report(at.dot("concurrency_wait"), p.Pos, nil, "concurrency_wait %s: from 1ms to %s, with a concurrency_queue", w, httplimit.MaxInFlightWait)
+	}
+}
+
+// inflightPolicyOptions returns the HTTP option of p's concurrency_queue:
+// none without one.
+func inflightPolicyOptions(p *Policy) []httplimit.Option {
+	if p.ConcurrencyQueue == 0 || p.Concurrency.IsZero() {
+		return nil
+	}
+	wait := p.ConcurrencyWait
+	if wait == 0 {
+		wait = DefaultConcurrencyWait
+	}
+	return []httplimit.Option{httplimit.WithInFlightWait(p.ConcurrencyQueue, wait)}
 }
 
 // inflightOption returns the limiter option of p's in-flight limit, nil

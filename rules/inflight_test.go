@@ -26,6 +26,11 @@ func TestParseConcurrency(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, core.InFlight{Slots: 5, Lease: 10 * time.Second}, doc.Policies[0].Concurrency, src)
 	}
+	queued, err := Parse([]byte(one("{name: a, limits: [100/m], concurrency: 5, concurrency_queue: 10, concurrency_wait: 2s}")), "t")
+	require.NoError(t, err)
+	assert.Equal(t, 10, queued.Policies[0].ConcurrencyQueue)
+	assert.Equal(t, 2*time.Second, queued.Policies[0].ConcurrencyWait)
+	assert.NotEqual(t, queued.Digest(), doc.Digest())
 	plain, err := Parse([]byte(one("{name: a, limits: [100/m]}")), "t")
 	require.NoError(t, err)
 	assert.True(t, plain.Policies[0].Concurrency.IsZero())
@@ -52,6 +57,14 @@ func TestParseProblemsOfConcurrency(t *testing.T) {
 			[]want{{"4:53", "policies[0].lease", "outside [10ms, 1h0m0s]"}}},
 		{"a lease without concurrency", one("{name: a, limits: [1/s], lease: 10s}"),
 			[]want{{"4:37", "policies[0].lease", "lease applies to an in-flight limit: write concurrency beside it"}}},
+		{"a queue without concurrency", one("{name: a, limits: [1/s], concurrency_queue: 5}"),
+			[]want{{"4:49", "policies[0].concurrency_queue", "concurrency_queue applies to an in-flight limit: write concurrency beside it"}}},
+		{"a queue of 0", one("{name: a, limits: [1/s], concurrency: 2, concurrency_queue: 0}"),
+			[]want{{"4:65", "policies[0].concurrency_queue", "concurrency_queue 0: from 1 to 100000 requests may wait for a slot"}}},
+		{"a wait without a queue", one("{name: a, limits: [1/s], concurrency: 2, concurrency_wait: 2s}"),
+			[]want{{"4:64", "policies[0].concurrency_wait", "concurrency_wait applies to a queue: write concurrency_queue beside it"}}},
+		{"a wait too long", one("{name: a, limits: [1/s], concurrency: 2, concurrency_queue: 5, concurrency_wait: 2m}"),
+			[]want{{"4:86", "policies[0].concurrency_wait", `concurrency_wait "2m": want a duration from 1ms to 1m0s, such as 2s`}}},
 		{"concurrency on an unlimited policy", one("{name: a, unlimited: true, concurrency: 2}"),
 			[]want{{"4:45", "policies[0].concurrency", "an unlimited policy has no in-flight limit"}}},
 	}
@@ -100,4 +113,38 @@ func TestSetConcurrency(t *testing.T) {
 	pass, ok = set.Handle(ctx, fakereq.New("192.0.2.1:1"), httptest.NewRecorder())
 	require.True(t, ok)
 	pass.Release()
+}
+
+// A policy's concurrency_queue makes a refused request wait for a slot.
+func TestSetConcurrencyQueue(t *testing.T) {
+	st, err := memory.New()
+	require.NoError(t, err)
+	defer st.Close()
+	doc, err := Parse([]byte(one("{name: api, limits: [100/m], concurrency: 1, concurrency_queue: 1, concurrency_wait: 1m}")), "t")
+	require.NoError(t, err)
+	set, err := New(st, doc)
+	require.NoError(t, err)
+	ctx := context.Background()
+	first, ok := set.Handle(ctx, fakereq.New("192.0.2.1:1"), httptest.NewRecorder())
+	require.True(t, ok)
+	done := make(chan bool, 1)
+	go func() {
+		pass, ok := set.Handle(ctx, fakereq.New("192.0.2.1:1"), httptest.NewRecorder())
+		pass.Release()
+		done <- ok
+	}()
+	for {
+		held, _, err := set.PeekSlots(ctx, "api", "192.0.2.1")
+		require.NoError(t, err)
+		if held == 1 && len(done) == 0 {
+			break
+		}
+	}
+	first.Release()
+	select {
+	case ok := <-done:
+		assert.True(t, ok, "the queued request took the released slot")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the queued request never got a slot")
+	}
 }

@@ -117,6 +117,7 @@ func (c *config) compilePolicy(st core.Store, p *Policy) (*entry, error) {
 	}
 	opts = append(opts, more...)
 	opts = append(opts, behaviourOptions(p)...)
+	opts = append(opts, inflightPolicyOptions(p)...) // inflight.go
 	ov, err := c.overrideOption(e, p, lim)
 	if err != nil {
 		return nil, err
