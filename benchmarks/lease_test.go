@@ -143,3 +143,73 @@ func scriptCalls(b *testing.B, admin *goredis.Client) int64 {
 	}
 	return calls
 }
+
+// TestRedisLeaseScriptFlush: 8 instances x 8 goroutines lease one key of a
+// fixed window of 1000 per hour while Redis's script cache is flushed
+// again and again: no decision fails (a NOSCRIPT reply falls back to EVAL)
+// and exactly 1000 are admitted.
+func TestRedisLeaseScriptFlush(t *testing.T) {
+	srv := redistest.Start(t)
+	admin := goredis.NewClient(&goredis.Options{Addr: srv.Addr()})
+	t.Cleanup(func() { admin.Close() })
+	ls := make([]*core.Limiter, leaseInstances)
+	for i := range ls {
+		rdb := goredis.NewClient(&goredis.Options{Addr: srv.Addr(), PoolSize: 8, ContextTimeoutEnabled: true})
+		t.Cleanup(func() { rdb.Close() })
+		st, err := redisstore.New(rdb)
+		require.NoError(t, err)
+		ls[i], err = core.NewLimiter(st, core.FixedWindow, core.Every(1000, 24*time.Hour), core.WithNamespace(t.Name()),
+			core.WithTokenLease(core.TokenLease{Max: 50, TTL: time.Second}))
+		require.NoError(t, err)
+	}
+	stop := make(chan struct{})
+	flushed := make(chan int)
+	go func() {
+		n := 0
+		defer func() { flushed <- n }()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if admin.ScriptFlush(context.Background()).Err() == nil {
+				n++
+			}
+		}
+	}()
+	var admitted, failed atomic.Int64
+	var wg sync.WaitGroup
+	for g := range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 100 {
+				d, err := ls[g%len(ls)].Allow(context.Background(), "hot")
+				switch {
+				case err != nil:
+					failed.Add(1)
+				case d.Allowed:
+					admitted.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	n := <-flushed
+	for _, l := range ls { // what the instances still hold
+		for {
+			d, err := l.Allow(context.Background(), "hot")
+			require.NoError(t, err)
+			if !d.Allowed {
+				break
+			}
+			admitted.Add(1)
+		}
+	}
+	require.Zero(t, failed.Load(), "decisions failed")
+	require.Equal(t, int64(1000), admitted.Load())
+	require.Positive(t, n, "the script cache was flushed")
+	t.Logf("%d flushes during the run", n)
+}
