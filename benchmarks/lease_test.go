@@ -48,24 +48,49 @@ func BenchmarkRedisLease(b *testing.B) {
 				name = fmt.Sprintf("%s/lease=%d", alg, lease)
 			}
 			b.Run(name, func(b *testing.B) {
-				ls := leaseInstancesOf(b, srv.Addr(), alg, lease)
+				ls := leaseInstancesOf(b, srv.Addr(), alg, lease, 0)
 				require.NoError(b, admin.ConfigResetStat(context.Background()).Err())
 				runLeaseRow(b, ls, admin)
 			})
 		}
+		// Every lease call 50 ms late (a slow or distant Redis): requests
+		// that find tokens are not held up by the refreshes on their way.
+		b.Run(fmt.Sprintf("%s/lease=%d/lease-calls+50ms", alg, leaseMax), func(b *testing.B) {
+			ls := leaseInstancesOf(b, srv.Addr(), alg, leaseMax, 50*time.Millisecond)
+			require.NoError(b, admin.ConfigResetStat(context.Background()).Err())
+			runLeaseRow(b, ls, admin)
+		})
 	}
 }
 
+// slowLeaser is a store whose lease calls take delay longer: the injected
+// latency of BenchmarkRedisLease's slow rows.
+type slowLeaser struct {
+	core.Store
+	leaser core.TokenLeaser
+	delay  time.Duration
+}
+
+func (s slowLeaser) LeaseTokens(ctx context.Context, req core.TakeRequest, want int64, ttl time.Duration) (core.TokenGrant, error) {
+	time.Sleep(s.delay)
+	return s.leaser.LeaseTokens(ctx, req, want, ttl)
+}
+
 // leaseInstancesOf returns leaseInstances limiters of alg at 10,000/s, each
-// on its own client, leasing up to lease tokens (0: none).
-func leaseInstancesOf(b *testing.B, addr string, alg core.Algorithm, lease int64) []*core.Limiter {
+// on its own client, leasing up to lease tokens (0: none) in calls delay
+// late.
+func leaseInstancesOf(b *testing.B, addr string, alg core.Algorithm, lease int64, delay time.Duration) []*core.Limiter {
 	ls := make([]*core.Limiter, leaseInstances)
-	ns := fmt.Sprintf("lease-bench-%s-%d-%d", alg, lease, time.Now().UnixNano())
+	ns := fmt.Sprintf("lease-bench-%s-%d-%d-%d", alg, lease, delay, time.Now().UnixNano())
 	for i := range ls {
 		rdb := goredis.NewClient(&goredis.Options{Addr: addr, PoolSize: leaseGoroutines / leaseInstances, ContextTimeoutEnabled: true})
 		b.Cleanup(func() { rdb.Close() })
-		st, err := redisstore.New(rdb)
+		rs, err := redisstore.New(rdb)
 		require.NoError(b, err)
+		var st core.Store = rs
+		if delay > 0 {
+			st = slowLeaser{rs, rs, delay}
+		}
 		opts := []core.Option{core.WithNamespace(ns)}
 		if lease > 0 {
 			opts = append(opts, core.WithTokenLease(core.TokenLease{Max: lease, TTL: leaseTTL, Fleet: leaseInstances}))

@@ -310,10 +310,17 @@ func (s *leaseState) refresh(ctx context.Context, l *Limiter, key string, gen ui
 	set.mu.Unlock()
 }
 
+// maxRefreshWait bounds how long a request that finds its key's lease empty
+// waits for a refresh on its way before it asks the store itself: about a
+// store call's time, so a slow refresh never holds a request up much longer
+// than its own call would.
+const maxRefreshWait = time.Millisecond
+
 // awaitRefresh waits, when key's lease is empty and a refresh of it is on
-// its way, for the refresh to land (or ctx to end), and reports whether it
-// waited: the request then tries the lease again instead of calling the
-// store itself (and being refused for tokens the refresh is taking).
+// its way, for the refresh to land (or ctx to end, or maxRefreshWait), and
+// reports whether it landed: the request then tries the lease again instead
+// of calling the store itself (and being refused for tokens the refresh is
+// taking).
 func (s *leaseState) awaitRefresh(ctx context.Context, key string) bool {
 	set := s.table.set(key)
 	set.mu.Lock()
@@ -325,12 +332,15 @@ func (s *leaseState) awaitRefresh(ctx context.Context, key string) bool {
 	if landed == nil {
 		return false
 	}
+	t := time.NewTimer(maxRefreshWait)
+	defer t.Stop()
 	select {
 	case <-landed:
 		return true
 	case <-ctx.Done():
-		return false
+	case <-t.C:
 	}
+	return false
 }
 
 // forget drops key's leases without giving them back (a reset forgot what
