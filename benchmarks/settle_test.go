@@ -9,6 +9,10 @@ package benchmarks
 // "plain" rows of a limiter with and without a bound show it. Neither a
 // decision nor a settle allocates; the benchmark fails if one does.
 //
+// BenchmarkSettleRedis is the same on Redis (redistest's server, the
+// server's clock): a settle is one more script call, a refund or a charge,
+// and a settle at the reservation none.
+//
 //	go test -run '^$' -bench '^BenchmarkSettle' -benchmem ./benchmarks
 
 import (
@@ -18,6 +22,8 @@ import (
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/store/memory"
+	redisstore "github.com/ratewarden/ratewarden/store/redis"
+	"github.com/ratewarden/ratewarden/testing/redistest"
 )
 
 func BenchmarkSettle(b *testing.B) {
@@ -70,5 +76,51 @@ func BenchmarkSettle(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+func BenchmarkSettleRedis(b *testing.B) {
+	srv := redistest.Start(b)
+	c := newRedisClients(b, srv.Addr())
+	rows := []struct {
+		name   string
+		debt   int64
+		actual int64 // -1: no settle
+	}{
+		{"plain", 0, -1},
+		{"plain-with-debt-bound", 1000, -1},
+		{"settle-equal", 1000, 1},
+		{"settle-refund", 1000, 0},
+		{"settle-charge", 1000, 3},
+	}
+	for _, row := range rows {
+		b.Run("gcra/"+row.name, func(b *testing.B) {
+			st, err := redisstore.New(c.rdb)
+			if err != nil {
+				b.Fatal(err)
+			}
+			lim, err := core.NewLimiter(st, core.GCRA, core.PerSecond(1_000_000).WithBurst(1<<40), core.WithDebt(row.debt))
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx, key := context.Background(), "bench:settle:"+row.name
+			step := func() {
+				d, err := lim.AllowN(ctx, key, 1)
+				if err != nil || !d.Allowed {
+					b.Fatalf("%v %+v", err, d)
+				}
+				if row.actual >= 0 {
+					if _, err := lim.Settle(ctx, key, row.actual, &d); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			step()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				step()
+			}
+		})
 	}
 }

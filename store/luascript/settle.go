@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/ratewarden/ratewarden/core"
 )
@@ -207,8 +208,10 @@ func (s *Store) settle(ctx context.Context, req core.TakeRequest) (core.Decision
 	strs, reply := buffers(len(encs))
 	call := s.cfg.appendCall(strs, req, now, encs)
 	nk := len(encs)
-	at := nk + 1 + 2*nk // the keys, the cost and the figures come first
-	call = append(call[:at], append([]string{strconv.FormatInt(req.MaxDebt, 10)}, call[at:]...)...)
+	at := nk + 1 + 2*nk     // the keys, the cost and the figures come first
+	call = append(call, "") // the debt bound goes in at, the rest one place up
+	copy(call[at+1:], call[at:])
+	call[at] = debtArg(req.MaxDebt)
 	script := debtScripts[req.Algorithm]
 	if req.Charge {
 		script = chargeScripts[req.Algorithm]
@@ -225,6 +228,26 @@ func (s *Store) settle(ctx context.Context, req core.TakeRequest) (core.Decision
 		return core.Decision{}, fmt.Errorf("%w: %w", ErrRedis, err)
 	}
 	return d, nil
+}
+
+// lastDebt is the debt bound debtArg formatted last: the bounds come from
+// configuration, so nearly every call formats the same one again.
+var lastDebt atomic.Pointer[debtText]
+
+type debtText struct {
+	n    int64
+	text string
+}
+
+// debtArg is the debt bound n as a script argument, formatted once while it
+// stays the same.
+func debtArg(n int64) string {
+	if t := lastDebt.Load(); t != nil && t.n == n {
+		return t.text
+	}
+	t := &debtText{n: n, text: strconv.FormatInt(n, 10)}
+	lastDebt.Store(t)
+	return t.text
 }
 
 // decodeDebt is decodeStates for a settle's scripts: core's Decide, which
