@@ -170,3 +170,22 @@ func FuzzParseCost(f *testing.F) {
 		expect.NotContains(t, s, "+")
 	})
 }
+
+// A Group settles its settling member at the response header's cost and
+// rewrites the group's headers; the other members keep what they spent.
+func TestSettleHeaderInAGroup(t *testing.T) {
+	ps, _ := groupOf(t, map[string]int64{"tokens": 10, "all": 5}, []string{"tokens", "all"},
+		map[string][]Option{"tokens": {WithSettleHeader("X-Cost")}})
+	g, err := NewGroup(ps...)
+	must.NoError(t, err)
+	w, pass, next := serveGroup(g, fakereq.New("192.0.2.1:1"))
+	must.True(t, next)
+	expect.Equal(t, `"tokens";r=9;t=6, "all";r=4;t=12`, w.Header().Get(HeaderRateLimit))
+	w.Header().Set("X-Cost", "7")
+	pass.Settle(200, w)
+	pass.Finish(200)
+	expect.Equal(t, `"tokens";r=3;t=42, "all";r=4;t=12`, w.Header().Get(HeaderRateLimit), "tokens settled at 7")
+	expect.Equal(t, "3", w.Header().Get(HeaderXRateLimitRemain), "tokens governs after its settle")
+	expect.Equal(t, int64(3), remaining(t, ps[0], "192.0.2.1:1"))
+	expect.Equal(t, int64(4), remaining(t, ps[1], "192.0.2.1:1"), "all keeps its 1")
+}
