@@ -118,7 +118,7 @@
 // denied for the block's duration, on every instance sharing the store: the
 // policy answers 429 with Retry-After and the RateLimit field's t the
 // block's end, and the observer sees [OutcomeBlocked] (the denial that
-// started the block is an OutcomeDenied). See penalty.go.
+// started the block is an OutcomeDenied, whose Decision has BlockStarted).
 //
 // # Several policies
 //

@@ -139,7 +139,7 @@ func (c *config) appendBlockCall(dst []string, req core.TakeRequest, now int64, 
 	out := make([]string, 0, len(call)+5)
 	out = append(append(out, keys...), blockKey(keys))
 	out = append(out, args...)
-	if !(now >= 0 || c.minTTL > 0 || req.Cost < 0) { // appendCall sent no now
+	if !c.sendsNow(req, now) {
 		out = append(out, serverTime, c.minTTLArg)
 	}
 	out = append(out, strconv.FormatInt(req.BlockFor.Microseconds(), 10), strconv.FormatInt(req.BlockOnDenial(), 10))

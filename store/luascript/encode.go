@@ -74,7 +74,7 @@ func (c *config) appendCall(dst []string, req core.TakeRequest, now int64, encs 
 		}
 		dst = append(dst, strconv.FormatInt(age, 10))
 	}
-	if now >= 0 || c.minTTL > 0 || req.Cost < 0 {
+	if c.sendsNow(req, now) {
 		t := serverTime
 		if now >= 0 {
 			t = strconv.FormatInt(now, 10)
@@ -85,6 +85,13 @@ func (c *config) appendCall(dst []string, req core.TakeRequest, now int64, encs 
 		dst = append(dst, c.channel, announcement(keyAddress(req.Namespace, req.Key)))
 	}
 	return dst
+}
+
+// sendsNow reports whether appendCall sends now and the TTL floor for req
+// (now is -1 on Redis's clock): on the caller's clock, with a TTL floor, and
+// for a refund.
+func (c *config) sendsNow(req core.TakeRequest, now int64) bool {
+	return now >= 0 || c.minTTL > 0 || req.Cost < 0
 }
 
 // logRefundSlack is how much later than its age says a sliding-log refund on
