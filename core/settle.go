@@ -252,19 +252,22 @@ func (a Algorithm) charge(s *State, p *params, n, now int64) {
 	}
 }
 
-// debtOf is what s owes at now beyond an empty quota: the meters' whole
-// intervals beyond tau (rounded up), the windows' current count above Rate.
+// debtOf is what s owes at now beyond an empty quota, read as the
+// algorithms read it (rebased): the meters' whole intervals beyond tau
+// (rounded up), the windows' current count above Rate.
 func (a Algorithm) debtOf(s *State, p *params, now int64) int64 {
 	switch a {
 	case FixedWindow, SlidingWindow:
-		if s.T != windowStart(p, now) {
+		if start := windowStart(p, now); viewT(s, start) != start {
 			return 0
 		}
 		return max(0, s.N-p.rate)
 	case SlidingLog:
 		return 0
 	default:
-		over := s.T - now - p.tau
+		// Read as rebased (see rebase): a clock that stepped back leaves the
+		// debt at its bound, never more.
+		over := min(s.T, now+p.horizon()) - now - p.tau
 		if over <= 0 {
 			return 0
 		}

@@ -188,3 +188,27 @@ func TestChargeOnStatesMatchesWords(t *testing.T) {
 		}
 	}
 }
+
+// A clock that steps back leaves a debt at its bound, never more: the
+// state read as ahead of any real history is rebased to the horizon (tau
+// plus the debt's intervals), as a meter without a debt is to an empty one.
+func TestSettleDebtAcrossAClockStepBack(t *testing.T) {
+	ctx := context.Background()
+	lim, clk := settleLimiter(t, core.GCRA, core.PerSecond(10), 5)
+	d, err := lim.AllowN(ctx, "k", 1)
+	must.NoError(t, err)
+	_, err = lim.Settle(ctx, "k", 100, &d)
+	must.NoError(t, err)
+	clk.Advance(-time.Hour)
+	peek, err := lim.Peek(ctx, "k")
+	must.NoError(t, err)
+	expect.Equal(t, int64(5), peek.Debt, "the bound, not an hour's worth")
+	expect.Equal(t, 500*time.Millisecond, peek.RetryAfter)
+	d, err = lim.Allow(ctx, "k")
+	must.NoError(t, err)
+	expect.False(t, d.Allowed)
+	clk.Advance(600 * time.Millisecond)
+	d, err = lim.Allow(ctx, "k")
+	must.NoError(t, err)
+	expect.True(t, d.Allowed, "the key recovers at its pace from the new now")
+}
