@@ -111,6 +111,7 @@ func (r *renewer) round(ctx context.Context) (renewed, expired int, more bool, e
 		}
 		if h.expired {
 			expired++
+			r.in.lost.Add(1)
 		}
 		r.held[s] = h
 	}

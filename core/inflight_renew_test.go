@@ -134,6 +134,7 @@ func TestRenewAndExpire(t *testing.T) {
 	must.NoError(t, err)
 	expect.Equal(t, 1, renewed, "c")
 	expect.Equal(t, 1, expired, "a")
+	expect.Equal(t, int64(1), lim.SlotsExpired(), "a's slot was lost under its running request")
 	must.ErrorIs(t, a.Release(ctx), core.ErrLeaseExpired)
 	expect.Equal(t, 1, st.held("k"), "a's late release freed nothing of c's")
 	expect.ErrorIs(t, a.Release(ctx), core.ErrLeaseReleased)

@@ -14,7 +14,8 @@ type inflightState struct {
 	st    InFlightStore
 	base  *Limiter // the limiter WithInFlight configured: its namespace, its clock
 	held  atomic.Int64
-	slots sync.Pool // of *slotState
+	lost  atomic.Int64 // leases that expired while their request ran (SlotsExpired)
+	slots sync.Pool    // of *slotState
 	ren   renewer
 	freed atomic.Pointer[chan struct{}] // closed at the next release (SlotFreed); nil when no one waits
 }
@@ -60,6 +61,19 @@ func (l *Limiter) SlotsHeld() int64 {
 		return 0
 	}
 	return l.inflight.held.Load()
+}
+
+// SlotsExpired returns how many slots this limiter (with its tiers) lost
+// since it was made because their lease expired while their request still
+// ran (the renewals did not reach the store in time, a store down for more
+// than 2/3 of the lease): each such request ran beside up to N others, so a
+// rising count means the in-flight bound was not held. A counter for the
+// metrics modules.
+func (l *Limiter) SlotsExpired() int64 {
+	if l.inflight == nil {
+		return 0
+	}
+	return l.inflight.lost.Load()
 }
 
 // Slot is a slot Acquire took: release it once the request ends, on every

@@ -10,7 +10,9 @@ import (
 // hold on this instance.
 type PolicySlots struct {
 	Policy string
-	Slots  int64
+	// Slots are held now; Expired were lost since the policies were made,
+	// their lease expired under a running request (core.Limiter.SlotsExpired).
+	Slots, Expired int64
 }
 
 // SlotsByPolicy returns the in-flight slots (core.WithInFlight) policies
@@ -38,6 +40,7 @@ func SlotsByPolicy(policies []*httplimit.Policy, maxPolicies int) []PolicySlots 
 			}
 		}
 		out[i].Slots += p.SlotsHeld()
+		out[i].Expired += p.Limiter().SlotsExpired()
 	}
 	slices.SortFunc(out, func(a, b PolicySlots) int {
 		switch {

@@ -36,7 +36,7 @@ func TestSlotsByPolicy(t *testing.T) {
 		must.NoError(t, err)
 		must.True(t, d.Allowed)
 	}
-	expect.Equal(t, []observerkit.PolicySlots{{"a", 2}, {"b", 1}, {"c", 1}}, observerkit.SlotsByPolicy([]*httplimit.Policy{c, plain, nil, b, a}, 10))
-	expect.Equal(t, []observerkit.PolicySlots{{"a", 2}, {observerkit.OverflowPolicy, 2}}, observerkit.SlotsByPolicy([]*httplimit.Policy{a, b, c}, 1))
+	expect.Equal(t, []observerkit.PolicySlots{{"a", 2, 0}, {"b", 1, 0}, {"c", 1, 0}}, observerkit.SlotsByPolicy([]*httplimit.Policy{c, plain, nil, b, a}, 10))
+	expect.Equal(t, []observerkit.PolicySlots{{"a", 2, 0}, {observerkit.OverflowPolicy, 2, 0}}, observerkit.SlotsByPolicy([]*httplimit.Policy{a, b, c}, 1))
 	expect.Empty(t, observerkit.SlotsByPolicy(nil, 10))
 }

@@ -2,6 +2,7 @@ package otelmetrics
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -16,7 +17,8 @@ import (
 // policies() at each collection (so it costs the decision path nothing), on
 // mp's Meter named ScopeName:
 //
-//	ratewarden.inflight.slots  up-down counter {slot}, attribute policy: requests running under its in-flight limit
+//	ratewarden.inflight.slots    up-down counter {slot}, attribute policy: requests running under its in-flight limit
+//	ratewarden.inflight.expired  counter {slot}, attribute policy: slots lost to an expired lease under a running request
 //
 // one series per policy name (its limiter's Name), never per key, at most
 // WithMaxPolicies names apart and the rest under OverflowPolicy; policies
@@ -44,16 +46,21 @@ func RegisterInFlight(mp metric.MeterProvider, policies func() []*httplimit.Poli
 	slots, err := meter.Int64ObservableUpDownCounter("ratewarden.inflight.slots",
 		metric.WithUnit("{slot}"),
 		metric.WithDescription("In-flight slots the policy holds on this instance: its requests running under its concurrency limit."))
-	if err != nil {
-		return nil, fmt.Errorf("otelmetrics: making the in-flight instrument: %w", err)
+	expired, errExpired := meter.Int64ObservableCounter("ratewarden.inflight.expired",
+		metric.WithUnit("{slot}"),
+		metric.WithDescription("In-flight slots the policy lost on this instance because their lease expired while their request ran (the bound was not held)."))
+	if err := errors.Join(err, errExpired); err != nil {
+		return nil, fmt.Errorf("otelmetrics: making the in-flight instruments: %w", err)
 	}
 	reg, err := meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
 		for _, s := range observerkit.SlotsByPolicy(policies(), c.MaxPolicies) {
 			kvs := append(append([]attribute.KeyValue{}, c.attrs...), AttrPolicy.String(s.Policy))
-			o.ObserveInt64(slots, s.Slots, metric.WithAttributeSet(attribute.NewSet(kvs...)))
+			attrs := metric.WithAttributeSet(attribute.NewSet(kvs...))
+			o.ObserveInt64(slots, s.Slots, attrs)
+			o.ObserveInt64(expired, s.Expired, attrs)
 		}
 		return nil
-	}, slots)
+	}, slots, expired)
 	if err != nil {
 		return nil, fmt.Errorf("otelmetrics: registering the in-flight callback: %w", err)
 	}

@@ -32,6 +32,7 @@ func TestRegisterInFlight(t *testing.T) {
 	assert.Equal(t, map[string]int64{key("api"): 1}, sums(t, m))
 	require.NoError(t, s.Release(ctx))
 	assert.Equal(t, map[string]int64{key("api"): 0}, sums(t, collect(t, reader, "ratewarden.inflight.slots")))
+	assert.Equal(t, map[string]int64{key("api"): 0}, sums(t, collect(t, reader, "ratewarden.inflight.expired")))
 	require.NoError(t, reg.Unregister())
 
 	_, err = otelmetrics.RegisterInFlight(nil, func() []*httplimit.Policy { return nil })

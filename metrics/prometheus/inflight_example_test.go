@@ -12,8 +12,8 @@ import (
 	"github.com/ratewarden/ratewarden/store/memory"
 )
 
-// A gauge of the requests running under each policy's in-flight limit, read
-// at each scrape.
+// A gauge of the requests running under each policy's in-flight limit, and
+// a count of the slots lost to an expired lease, read at each scrape.
 func ExampleRegisterInFlight() {
 	st, err := memory.New()
 	if err != nil {
@@ -44,9 +44,10 @@ func ExampleRegisterInFlight() {
 	}
 	for _, f := range families {
 		for _, m := range f.GetMetric() {
-			fmt.Println(f.GetName(), m.GetLabel()[0].GetValue(), m.GetGauge().GetValue())
+			fmt.Println(f.GetName(), m.GetLabel()[0].GetValue(), m.GetGauge().GetValue()+m.GetCounter().GetValue())
 		}
 	}
 	// Output:
+	// ratewarden_inflight_expired_total api 0
 	// ratewarden_inflight_slots api 1
 }

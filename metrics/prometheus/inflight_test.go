@@ -48,6 +48,10 @@ ratewarden_inflight_slots{policy="api"} ` + n + "\n"
 		require.NoError(t, s.Release(ctx))
 	}
 	require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(gauge("0")), "ratewarden_inflight_slots"))
+	require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(`# HELP ratewarden_inflight_expired_total In-flight slots the policy lost on this instance because their lease expired while their request ran (the bound was not held).
+# TYPE ratewarden_inflight_expired_total counter
+ratewarden_inflight_expired_total{policy="api"} 0
+`), "ratewarden_inflight_expired_total"))
 	assert.Contains(t, httplimit.Outcomes(), httplimit.OutcomeInFlightRefused, "every outcome is a decisions series")
 
 	_, err = prommetrics.RegisterInFlight(nil, func() []*httplimit.Policy { return nil })

@@ -153,6 +153,7 @@ func runInFlightAbandoned(t *testing.T, newStore NewStore) {
 	must.NoError(t, err)
 	expect.Equal(t, 0, renewed)
 	expect.Equal(t, 2, expired)
+	expect.Equal(t, int64(2), crashed.SlotsExpired())
 	expect.ErrorIs(t, s1.Release(ctx), core.ErrLeaseExpired)
 	expect.ErrorIs(t, s2.Release(ctx), core.ErrLeaseExpired)
 	_, _ = acquire(t, alive, "k", false, 2)
