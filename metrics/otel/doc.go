@@ -32,7 +32,8 @@
 // and, for policies with an in-flight limit (RegisterInFlight), observed at
 // collection:
 //
-//	ratewarden.inflight.slots  up-down counter {slot}, attribute policy (AttrPolicy): requests running
+//	ratewarden.inflight.slots    up-down counter {slot}, attribute policy (AttrPolicy): requests running
+//	ratewarden.inflight.expired  counter {slot}, attribute policy: slots lost to a lease that expired under a running request
 //
 // The in-flight refusals are decisions too: inflight_refused and
 // inflight_dry_run_refused.

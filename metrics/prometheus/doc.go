@@ -30,6 +30,7 @@
 // scrape time:
 //
 //	ratewarden_inflight_slots{policy}            gauge: requests running under the policy's concurrency limit
+//	ratewarden_inflight_expired_total{policy}    counter: slots lost to a lease that expired under a running request
 //
 // The in-flight refusals are decisions too: inflight_refused and
 // inflight_dry_run_refused.
