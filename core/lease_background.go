@@ -78,11 +78,12 @@ func (s *leaseState) refund(ctx context.Context, l *Limiter, key string, slot le
 }
 
 // background runs f in a goroutine with a context that ends after the
-// lease's TTL, unless maxLeaseBackground calls run already.
-func (s *leaseState) background(f func(ctx context.Context)) {
+// lease's TTL, unless maxLeaseBackground calls run already; it reports
+// whether f runs.
+func (s *leaseState) background(f func(ctx context.Context)) bool {
 	if s.bgN.Add(1) > maxLeaseBackground {
 		s.bgN.Add(-1)
-		return
+		return false
 	}
 	s.bg.Add(1)
 	go func() {
@@ -92,6 +93,7 @@ func (s *leaseState) background(f func(ctx context.Context)) {
 		defer cancel()
 		f(ctx)
 	}()
+	return true
 }
 
 // ReturnLeasedTokens waits for the limiter's lease calls in the background

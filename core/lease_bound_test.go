@@ -200,3 +200,33 @@ func TestTokenLeaseSpendAllocs(t *testing.T) {
 	expect.Equal(t, 0.0, allocs)
 	expect.Equal(t, local+101, l.TokenLeaseStats().Local, "every decision was local")
 }
+
+// TestTokenLeaseHoldsAtMostMax: however many goroutines lease a key at
+// once, one instance holds at most Max of its tokens; the rest go back.
+func TestTokenLeaseHoldsAtMostMax(t *testing.T) {
+	st := newLeasingStore()
+	clock := core.NewManualClock(leaseStart)
+	l := newLeased(t, st, clock, core.FixedWindow, core.PerHour(100_000), core.TokenLease{Max: 20, TTL: time.Second})
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 200 {
+				if _, err := l.Allow(context.Background(), "hot"); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	core.WaitTokenLeases(l)
+	before := l.TokenLeaseStats()
+	must.NoError(t, l.ReturnLeasedTokens(context.Background()))
+	after := l.TokenLeaseStats()
+	expect.True(t, after.Returned-before.Returned <= 20, fmt.Sprint(after.Returned-before.Returned, " tokens held at once"))
+	d, err := l.Peek(context.Background(), "hot")
+	must.NoError(t, err)
+	expect.Equal(t, int64(100_000-32*200), d.Remaining, "the store counts exactly what was admitted")
+}

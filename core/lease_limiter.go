@@ -88,14 +88,17 @@ func (s *leaseState) spend(l *Limiter, key string, n, now int64) (d Decision, ok
 	}
 	var want int64
 	if !e.refreshing && e.next.tokens == 0 && (e.cur.tokens*2 <= e.size || now >= e.cur.exp-(e.cur.exp-e.cur.at)/4) {
-		if want = s.resize(e, now); want > 1 {
+		if want = min(s.resize(e, now), s.cfg.Max-e.cur.tokens-e.asking); want > 1 {
 			e.refreshing, e.landed = true, make(chan struct{})
+			e.asking += want
 		}
 	}
 	gen := e.gen
 	set.mu.Unlock()
 	if want > 1 {
-		s.background(func(ctx context.Context) { s.refresh(ctx, l, key, gen, want) })
+		if !s.background(func(ctx context.Context) { s.refresh(ctx, l, key, gen, want) }) {
+			s.landed(key, gen, want, true) // too many calls on their way: the next request's turn
+		}
 	}
 	return d, true
 }
@@ -194,6 +197,21 @@ func (s *leaseState) call(ctx context.Context, l *Limiter, key string, n int64, 
 		e.cur = leaseSlot{}
 	}
 	size, gen := s.resize(e, us), e.gen
+	var want int64
+	mine := false
+	if size > 1 {
+		// The key's leases and the lease calls on their way hold at most
+		// Max: what is left of it, or a plain Take when not even n is.
+		if room := s.cfg.Max - e.cur.tokens - e.next.tokens - e.asking; room >= n {
+			want = max(n, min(size, room))
+			e.asking += want
+			if !e.refreshing {
+				e.refreshing, e.landed, mine = true, make(chan struct{}), true
+			}
+		} else {
+			size = 1
+		}
+	}
 	set.mu.Unlock()
 	s.giveBack(l, old.key, old.cur, us)
 	s.giveBack(l, old.key, old.next, us)
@@ -207,15 +225,17 @@ func (s *leaseState) call(ctx context.Context, l *Limiter, key string, n int64, 
 		}
 		return d, err
 	}
-	want := max(size, n)
 	g, err := s.leaser.LeaseTokens(ctx, req, want, s.cfg.TTL)
 	if err == nil {
 		err = s.checkGrant(&g, n, want)
 	}
+	if err == nil {
+		s.keep(l, key, gen, &g, n, us)
+	}
+	s.landed(key, gen, want, mine)
 	if err != nil {
 		return Decision{}, err
 	}
-	s.keep(l, key, gen, &g, n, us)
 	d := g.Decision
 	if g.Granted > 0 {
 		d.Remaining += g.Granted - n
@@ -259,18 +279,46 @@ func (s *leaseState) keep(l *Limiter, key string, gen uint64, g *TokenGrant, n, 
 	if g.Granted == 0 {
 		e.size = 1
 	}
-	switch {
-	case slot.tokens <= 0:
-	case !e.cur.valid(now):
-		s.giveBack(l, key, e.cur, now)
-		e.cur = slot
-	case e.cur.exp == slot.exp:
-		e.cur.tokens += slot.tokens
-	default:
-		s.giveBack(l, key, e.next, now)
-		e.next = slot
+	if slot.tokens > 0 {
+		s.hold(l, key, e, slot, now)
 	}
 	set.mu.Unlock()
+}
+
+// hold puts slot into e's leases, never holding more than Max tokens of a
+// key at once (so tokens stranded in one instance's leases are at most Max):
+// what does not fit goes back. e's set is locked.
+func (s *leaseState) hold(l *Limiter, key string, e *leaseEntry, slot leaseSlot, now int64) {
+	for _, sl := range []*leaseSlot{&e.cur, &e.next} {
+		if !sl.valid(now) {
+			s.giveBack(l, key, *sl, now)
+			*sl = leaseSlot{}
+		}
+	}
+	if room := max(0, s.cfg.Max-e.cur.tokens-e.next.tokens); slot.tokens > room {
+		extra := slot
+		extra.tokens -= room
+		s.giveBack(l, key, extra, now)
+		slot.tokens = room
+	}
+	switch {
+	case slot.tokens == 0:
+	case e.cur.tokens == 0:
+		e.cur, e.next = e.next, leaseSlot{}
+		if e.cur.tokens == 0 {
+			e.cur = slot
+			return
+		}
+		e.next = slot
+	case e.cur.exp == slot.exp:
+		e.cur.tokens += slot.tokens
+	case e.next.tokens == 0:
+		e.next = slot
+	case e.next.exp == slot.exp:
+		e.next.tokens += slot.tokens
+	default:
+		s.giveBack(l, key, slot, now)
+	}
 }
 
 // noteDecision records a Take's decision of key's at now (µs), if its
@@ -301,11 +349,21 @@ func (s *leaseState) refresh(ctx context.Context, l *Limiter, key string, gen ui
 	} else {
 		s.failures.Add(1)
 	}
+	s.landed(key, gen, want, true)
+}
+
+// landed marks a lease call of want of key's tokens (its entry gen) as
+// landed and, for the call that set refreshing (mine), wakes the requests
+// that wait for it.
+func (s *leaseState) landed(key string, gen uint64, want int64, mine bool) {
 	set := s.table.set(key)
 	set.mu.Lock()
-	if e := set.find(key); e != nil && e.gen == gen && e.refreshing {
-		e.refreshing = false
-		close(e.landed)
+	if e := set.find(key); e != nil && e.gen == gen {
+		e.asking = max(0, e.asking-want)
+		if mine && e.refreshing {
+			e.refreshing = false
+			close(e.landed)
+		}
 	}
 	set.mu.Unlock()
 }

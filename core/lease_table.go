@@ -47,10 +47,13 @@ type leaseEntry struct {
 	// denied is the instant (µs) until which the store's last denial of
 	// the key, of deniedCost, is repeated locally.
 	denied, deniedCost int64
-	// refreshing is set while a refresh is on its way; landed is closed
-	// when it lands.
+	// refreshing is set while a lease call of the key (a refresh, or a
+	// request's) is on its way; landed is closed when it lands. asking is
+	// what the lease calls on their way asked for: with the leases, at most
+	// Max.
 	refreshing bool
 	landed     chan struct{}
+	asking     int64
 }
 
 // leaseSet is one set of the table, padded so two sets' locks never share
