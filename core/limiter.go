@@ -24,14 +24,14 @@ type Limiter struct {
 	breaker *breaker
 	// blockFor is the penalty box's duration (WithBlockFor); 0 when off.
 	blockFor time.Duration
-	// debt is the debt bound of a settle (WithDebt); 0 when none.
-	debt int64
 	// inflight holds the in-flight limit and its leases (see WithInFlight);
 	// nil when there is none.
 	inflight *inflightState
 	// lease holds the token lease and its table (see WithTokenLease); nil
 	// when there is none: the rate-only path pays one nil test.
 	lease *leaseState
+	// debt is the debt bound of a settle (WithDebt); 0 when none.
+	debt int64
 }
 
 // Option configures a Limiter.
@@ -95,6 +95,9 @@ func NewLimiter(store Store, alg Algorithm, limit Limit, opts ...Option) (*Limit
 		return nil, err
 	}
 	if err := l.checkTokenLease(); err != nil {
+		return nil, err
+	}
+	if err := l.checkStore(); err != nil {
 		return nil, err
 	}
 	return l, nil

@@ -23,12 +23,15 @@ func (l *Limiter) Tier(name string, limit Limit, more ...Limit) (*Limiter, error
 	if err := validateName(name); err != nil {
 		return nil, err
 	}
-	t := &Limiter{alg: l.alg, store: l.store, clock: l.clock, sys: l.sys, ns: l.ns + "\x00" + name, breaker: l.breaker, blockFor: l.blockFor, debt: l.debt, inflight: l.inflight}
+	t := &Limiter{alg: l.alg, store: l.store, clock: l.clock, sys: l.sys, ns: l.ns + "\x00" + name, breaker: l.breaker, blockFor: l.blockFor, inflight: l.inflight, debt: l.debt}
 	limits := append(append(make([]Limit, 0, 1+len(more)), limit), more...)
 	err := t.setLimits(limits, name, func(lim Limit) string { return name + " " + lim.String() })
 	if err == nil && l.lease != nil { // a tier leases on its own table
 		t.lease = &leaseState{cfg: l.lease.cfg}
 		err = t.checkTokenLease()
+	}
+	if err == nil {
+		err = t.checkStore()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("tier %q: %w", name, err)
@@ -73,7 +76,7 @@ func (l *Limiter) Reset(ctx context.Context, key string) error {
 
 // request is the TakeRequest for key, cost and now under l's limits.
 func (l *Limiter) request(key string, cost int64, now time.Time) TakeRequest {
-	return TakeRequest{Key: key, Namespace: l.ns, Algorithm: l.alg, Limits: l.limits, Cost: cost, Now: now, plan: &l.plan, MaxDebt: l.debt, BlockFor: l.blockFor}
+	return TakeRequest{Key: key, Namespace: l.ns, Algorithm: l.alg, Limits: l.limits, Cost: cost, Now: now, plan: &l.plan, BlockFor: l.blockFor, MaxDebt: l.debt}
 }
 
 // Refund gives back n of what admitted (a Decision AllowN returned for key on

@@ -85,8 +85,8 @@ func (e *encodedLimit) withBounds(b core.CalendarBounds) *encodedLimit {
 // Redis's clock is in none of the three windows they name. Denials are not
 // cached locally.
 func (s *Store) takeCalendar(ctx context.Context, req core.TakeRequest) (core.Decision, error) {
-	if req.Charge || req.MaxDebt != 0 {
-		return core.Decision{}, fmt.Errorf("%w: the Redis store does not yet combine a calendar limit with a debt (WithDebt)", core.ErrInvalidOption)
+	if err := checkCalendarDebt(req); err != nil {
+		return core.Decision{}, err
 	}
 	now := int64(-1) // the server's TIME
 	if s.cfg.callerClock {
