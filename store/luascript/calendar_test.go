@@ -88,7 +88,7 @@ func TestCalendarRefused(t *testing.T) {
 		must.NoError(t, err)
 		_, err = s.Take(context.Background(), req)
 		must.Error(t, err)
-		must.True(t, errors.Is(err, core.ErrInvalidLimit) || errors.Is(err, core.ErrInvalidOption), err)
+		must.True(t, errors.Is(err, core.ErrInvalidLimit) || errors.Is(err, core.ErrInvalidOption) || errors.Is(err, core.ErrUnsupported), err)
 		must.Equal(t, 0, rec.calls, "Redis is not asked")
 	}
 }
