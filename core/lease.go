@@ -69,8 +69,9 @@ type TokenLease struct {
 
 const (
 	// DefaultTokenLeaseKeys is the size of a Limiter's table of token leases
-	// when TokenLease.Keys is 0.
-	DefaultTokenLeaseKeys = 4096
+	// when TokenLease.Keys is 0: hot keys are few, and each entry costs about
+	// 200 bytes (a table of 1024, about 200 KB per limiter and tier).
+	DefaultTokenLeaseKeys = 1024
 	// MaxTokenLeaseKeys is the largest table of token leases.
 	MaxTokenLeaseKeys = 1 << 20
 )
