@@ -57,13 +57,16 @@ func encode(t *testing.T, req core.TakeRequest, opts ...Option) (*recorder, erro
 
 func TestScripts(t *testing.T) {
 	all := Scripts()
-	must.Len(t, all, 7)
+	must.Len(t, all, 7+len(BlockScripts())+len(CalendarScripts())+len(SettleScripts())+len(InFlightScripts())+len(LeaseScripts()))
 	seen := map[string]bool{}
 	for i, s := range all {
 		name := "reset"
-		if i < 6 {
+		switch {
+		case i < 6:
 			name = core.Algorithms()[i].String()
 			expect.Same(t, scripts[core.Algorithms()[i]], s)
+		case i > 6: // a feature's script names itself
+			name, _, _ = strings.Cut(strings.TrimPrefix(s.Source, "-- ratewarden "), "\n")
 		}
 		sum := sha1.Sum([]byte(s.Source))
 		expect.Equal(t, hex.EncodeToString(sum[:]), s.SHA1)

@@ -53,12 +53,20 @@ var scripts = func() [core.GCRA + 1]*Script {
 var resetScript = newScript("reset", luaReset)
 
 // Scripts returns every script a Store may send: the six algorithms' in the
-// order of core.Algorithms, then the reset script. A binding may SCRIPT LOAD
-// them ahead of use; it need not, as a Backend falls back to EVAL.
+// order of core.Algorithms, then the reset script, then those of the penalty
+// box (BlockScripts), calendar quotas (CalendarScripts), settles
+// (SettleScripts), in-flight limits (InFlightScripts) and token leases
+// (LeaseScripts). A binding may SCRIPT LOAD them ahead of use; it need not,
+// as a Backend falls back to EVAL.
 func Scripts() []*Script {
-	out := make([]*Script, 0, len(core.Algorithms())+1)
+	out := make([]*Script, 0, 48)
 	for _, a := range core.Algorithms() {
 		out = append(out, scripts[a])
 	}
-	return append(out, resetScript)
+	out = append(out, resetScript)
+	out = append(out, BlockScripts()...)
+	out = append(out, CalendarScripts()...)
+	out = append(out, SettleScripts()...)
+	out = append(out, InFlightScripts()...)
+	return append(out, LeaseScripts()...)
 }
