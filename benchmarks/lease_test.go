@@ -3,6 +3,7 @@ package benchmarks
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -148,7 +149,8 @@ func runLeaseRow(b *testing.B, ls []*core.Limiter, admin *goredis.Client) {
 }
 
 // scriptCalls is the number of EVALSHA and EVAL calls Redis ran since its
-// statistics were reset (INFO commandstats).
+// statistics were reset (INFO commandstats), less the failed ones (an
+// EVALSHA refused with NOSCRIPT is sent again as EVAL).
 func scriptCalls(b *testing.B, admin *goredis.Client) int64 {
 	info, err := admin.Info(context.Background(), "commandstats").Result()
 	require.NoError(b, err)
@@ -159,11 +161,16 @@ func scriptCalls(b *testing.B, admin *goredis.Client) int64 {
 			continue
 		}
 		for kv := range strings.SplitSeq(fields, ",") {
-			if k, v, _ := strings.Cut(kv, "="); k == "calls" {
-				n, err := strconv.ParseInt(v, 10, 64)
-				require.NoError(b, err)
-				calls += n
+			k, v, _ := strings.Cut(kv, "=")
+			if k != "calls" && k != "failed_calls" {
+				continue
 			}
+			n, err := strconv.ParseInt(v, 10, 64)
+			require.NoError(b, err)
+			if k == "failed_calls" { // a NOSCRIPT reply, which the EVAL after it counts again
+				n = -n
+			}
+			calls += n
 		}
 	}
 	return calls
@@ -237,4 +244,43 @@ func TestRedisLeaseScriptFlush(t *testing.T) {
 	require.Equal(t, int64(1000), admitted.Load())
 	require.Positive(t, n, "the script cache was flushed")
 	t.Logf("%d flushes during the run", n)
+}
+
+// BenchmarkRedisLeaseColdKeys sends b.N requests of b.N distinct keys (one
+// request each) through a leasing limiter: each costs exactly one Redis
+// call, none leases, and no goroutine is left behind. The row is
+// -benchtime=1000000x; -benchtime=2000x checks it quickly.
+func BenchmarkRedisLeaseColdKeys(b *testing.B) {
+	srv := redistest.Start(b)
+	admin := goredis.NewClient(&goredis.Options{Addr: srv.Addr()})
+	b.Cleanup(func() { admin.Close() })
+	ls := leaseInstancesOf(b, srv.Addr(), core.GCRA, leaseMax, 0)
+	lim := ls[0]
+	require.NoError(b, admin.ConfigResetStat(context.Background()).Err())
+	goroutines := runtime.NumGoroutine()
+	var next, failed atomic.Int64
+	var wg sync.WaitGroup
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := next.Add(1); i <= int64(b.N); i = next.Add(1) {
+				if _, err := lim.Allow(context.Background(), "cold-"+strconv.FormatInt(i, 10)); err != nil {
+					failed.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	b.StopTimer()
+	require.Zero(b, failed.Load(), "decisions failed")
+	s := lim.TokenLeaseStats()
+	require.Zero(b, s.Leased, "a cold key leases nothing")
+	require.Equal(b, int64(b.N), s.Calls, "one store call per cold key")
+	require.LessOrEqual(b, scriptCalls(b, admin), int64(b.N), "Redis calls <= decisions")
+	require.LessOrEqual(b, runtime.NumGoroutine(), goroutines, "no goroutine left behind")
+	b.ReportMetric(float64(scriptCalls(b, admin))/float64(b.N), "calls/decision")
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "decisions/s")
 }
