@@ -284,3 +284,50 @@ func BenchmarkRedisLeaseColdKeys(b *testing.B) {
 	b.ReportMetric(float64(scriptCalls(b, admin))/float64(b.N), "calls/decision")
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "decisions/s")
 }
+
+// TestRedisLeaseStoreDown: with Redis stopped, an instance spends the
+// tokens it holds (at most Max) and then reports the store's error; once
+// Redis is back, its decisions succeed and it leases again.
+func TestRedisLeaseStoreDown(t *testing.T) {
+	srv := redistest.StartLocal(t)
+	rdb := goredis.NewClient(&goredis.Options{Addr: srv.Addr(), ContextTimeoutEnabled: true, MaxRetries: -1})
+	t.Cleanup(func() { rdb.Close() })
+	st, err := redisstore.New(rdb)
+	require.NoError(t, err)
+	lim, err := core.NewLimiter(st, core.FixedWindow, core.Every(100_000, 24*time.Hour), core.WithoutBreaker(),
+		core.WithTokenLease(core.TokenLease{Max: 50, TTL: time.Minute}))
+	require.NoError(t, err)
+	ctx := context.Background()
+	for range 200 {
+		_, err := lim.Allow(ctx, "hot")
+		require.NoError(t, err)
+	}
+	require.Positive(t, lim.TokenLeaseStats().Leased)
+	srv.Stop(t)
+	local := 0
+	for {
+		cctx, cancel := context.WithTimeout(ctx, time.Second)
+		d, err := lim.Allow(cctx, "hot")
+		cancel()
+		if err != nil {
+			break
+		}
+		require.True(t, d.Allowed)
+		local++
+		require.LessOrEqual(t, local, 50, "at most Max spent while Redis is down")
+	}
+	t.Logf("%d decided from the lease while Redis was down", local)
+	srv.Restart(t)
+	leased := lim.TokenLeaseStats().Leased
+	var ok int
+	for range 200 {
+		cctx, cancel := context.WithTimeout(ctx, time.Second)
+		d, err := lim.Allow(cctx, "hot")
+		cancel()
+		if err == nil && d.Allowed {
+			ok++
+		}
+	}
+	require.Greater(t, ok, 150, "decisions succeed once Redis is back")
+	require.Greater(t, lim.TokenLeaseStats().Leased, leased, "leasing resumes")
+}
