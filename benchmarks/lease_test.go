@@ -196,20 +196,7 @@ func TestRedisLeaseScriptFlush(t *testing.T) {
 	}
 	stop := make(chan struct{})
 	flushed := make(chan int)
-	go func() {
-		n := 0
-		defer func() { flushed <- n }()
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if admin.ScriptFlush(context.Background()).Err() == nil {
-				n++
-			}
-		}
-	}()
+	go flushScripts(admin, stop, flushed)
 	var admitted, failed atomic.Int64
 	var wg sync.WaitGroup
 	for g := range 64 {
@@ -330,4 +317,21 @@ func TestRedisLeaseStoreDown(t *testing.T) {
 	}
 	require.Greater(t, ok, 150, "decisions succeed once Redis is back")
 	require.Greater(t, lim.TokenLeaseStats().Leased, leased, "leasing resumes")
+}
+
+// flushScripts flushes Redis's script cache again and again until stop is
+// closed, then sends the number of flushes on flushed.
+func flushScripts(admin *goredis.Client, stop <-chan struct{}, flushed chan<- int) {
+	n := 0
+	defer func() { flushed <- n }()
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		if admin.ScriptFlush(context.Background()).Err() == nil {
+			n++
+		}
+	}
 }
