@@ -200,7 +200,11 @@ func calendarOf(l *Limit) (*calendar, error) {
 	return v.(*calendar), nil
 }
 
-// window returns the window holding now (µs since the epoch).
+// window returns the window holding now (µs since the epoch). It is kept out
+// of line so that params.window, which every window decision calls, stays
+// small enough to inline on the plain limits' path.
+//
+//go:noinline
 func (c *calendar) window(now int64) win { return c.bounds(now).win }
 
 // bounds returns the window holding now with its wider bounds.

@@ -26,6 +26,13 @@ func (p *params) window(now int64) win {
 	if p.cal != nil {
 		return p.cal.window(now)
 	}
+	return p.plainWindow(now)
+}
+
+// plainWindow is the window holding now for a limit that is not a calendar
+// one: aligned to Period. The hot callers compute it inline and replace it
+// for a calendar limit, since window itself is too large to inline.
+func (p *params) plainWindow(now int64) win {
 	start := now - now%p.period
 	return win{start - p.period, start, start + p.period, start + 2*p.period}
 }
@@ -66,7 +73,10 @@ func clampLog(s *State, now int64) {
 // fixedWindow allows Rate per aligned window [k*Period, (k+1)*Period), or
 // per calendar window.
 func fixedWindow(s *State, p *params, cost, now int64, commit bool) Decision {
-	w := p.window(now)
+	w := p.plainWindow(now)
+	if p.cal != nil {
+		w = p.cal.window(now)
+	}
 	start, end := w.start, w.end
 	var count int64
 	if viewT(s, start) == start {
@@ -104,7 +114,10 @@ func fixedWindow(s *State, p *params, cost, now int64, commit bool) Decision {
 // conversions that forbid fused multiply-add), so the Lua scripts, whose numbers
 // are IEEE doubles, compute bit for bit the same value.
 func slidingWindow(s *State, p *params, cost, now int64, commit bool) Decision {
-	w := p.window(now)
+	w := p.plainWindow(now)
+	if p.cal != nil {
+		w = p.cal.window(now)
+	}
 	start, length := w.start, w.end-w.start
 	var cur, prev int64
 	switch viewT(s, start) {

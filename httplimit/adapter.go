@@ -159,13 +159,9 @@ func (h Headers) Decision() (d core.Decision, policy string, ok bool) {
 type Pass struct {
 	ctx   context.Context
 	o     *outcome     // held for Finish under WithRefund; nil otherwise
-	spend spend        // what o's request spent, when o is set
+	spend spend        // what the request spent, and the in-flight slot it holds (Release)
 	group *groupRefund // a Group's members held for Finish under WithRefund
-	// slot is the in-flight slot the request holds, released by Release
-	// (slotWait bounds its store call); slots a Group's members'.
-	slot     core.Slot
-	slotWait time.Duration
-	slots    []heldSlot
+	held  *heldSlots   // the in-flight slots a Group's members hold; nil when none does
 }
 
 // Context returns the context the next handler should see.

@@ -183,7 +183,7 @@ func writeGroupHeaders(ms []member, w ResponseWriter) int {
 // holds every member until Finish: the refunding ones to give their cost
 // back, the others to tell their state in the headers a refund rewrites.
 func finishPass(ctx context.Context, ms []member, gov int) (Pass, bool) {
-	pass := Pass{ctx: ctx, slots: groupSlots(ms)}
+	pass := Pass{ctx: ctx, held: groupSlots(ms)}
 	refunds := false
 	for i, m := range ms {
 		if i == gov && m.o.becomesContext() {

@@ -54,9 +54,9 @@ func (p *Policy) Handle(ctx context.Context, r keyfuncs.Request, w ResponseWrite
 		releaseSlot(ctx, sp.slot, sp.slotWait)
 		return Pass{ctx: ctx}, false
 	}
-	pass := Pass{ctx: ctx, slot: sp.slot, slotWait: sp.slotWait}
+	pass := Pass{ctx: ctx, spend: sp}
 	if o.refund {
-		pass.o, pass.spend = o, sp // o is released by Finish
+		pass.o = o // released by Finish
 	}
 	if o.becomesContext() {
 		pass.ctx = o.asContext(ctx)

@@ -146,27 +146,42 @@ func releaseSlot(ctx context.Context, slot core.Slot, wait time.Duration) {
 // timeout. It does nothing when the request holds no slot, and nothing the
 // second time.
 func (s Pass) Release() {
-	releaseSlot(s.ctx, s.slot, s.slotWait)
-	for _, sl := range s.slots {
-		releaseSlot(s.ctx, sl.slot, sl.wait)
+	if s.spend.slot != (core.Slot{}) || s.held != nil { // inlined: nothing to do is the common case
+		s.releaseSlots()
 	}
 }
 
-// heldSlot is a Group member's slot, for Pass.Release.
+// releaseSlots releases the slots s holds: its own, or its Group members'.
+func (s Pass) releaseSlots() {
+	releaseSlot(s.ctx, s.spend.slot, s.spend.slotWait)
+	if s.held != nil {
+		for _, sl := range s.held.list {
+			releaseSlot(s.ctx, sl.slot, sl.wait)
+		}
+	}
+}
+
+// heldSlots are the slots a Group's members hold, for Pass.Release.
+type heldSlots struct{ list []heldSlot }
+
+// heldSlot is a Group member's slot.
 type heldSlot struct {
 	slot core.Slot
 	wait time.Duration
 }
 
 // groupSlots returns the slots ms's members hold, nil when none does.
-func groupSlots(ms []member) []heldSlot {
+func groupSlots(ms []member) *heldSlots {
 	var out []heldSlot
 	for _, m := range ms {
 		if m.sp.slot.Held() {
 			out = append(out, heldSlot{m.sp.slot, m.sp.slotWait})
 		}
 	}
-	return out
+	if out == nil {
+		return nil
+	}
+	return &heldSlots{out}
 }
 
 // SlotsHeld returns the in-flight slots the policy's limiter (with its

@@ -11,10 +11,12 @@ import (
 	"github.com/ratewarden/ratewarden/keyfuncs"
 )
 
-// An outcome is the one allocation of an allowed request: it must stay in a
-// small size class (256 bytes).
+// An outcome is pooled, and the one allocation of an allowed request when
+// the pool is empty: it must stay in a small size class. It was 256 bytes
+// until a core.Decision carried a calendar limit's zone and anchor and a
+// settle's debt (296 bytes: the 320-byte class).
 func TestOutcomeSize(t *testing.T) {
-	expect.LessOrEqual(t, unsafe.Sizeof(outcome{}), uintptr(256))
+	expect.LessOrEqual(t, unsafe.Sizeof(outcome{}), uintptr(320))
 }
 
 // Long limit names overflow the outcome's buffer and take the allocating path;
