@@ -87,8 +87,8 @@ func (s *leaseState) spend(l *Limiter, key string, n, now int64) (d Decision, ok
 		d.ResetAfter = micros(e.reset - now)
 	}
 	var want int64
-	if !e.refreshing && e.next.tokens == 0 && (e.cur.tokens*2 <= e.size || now >= e.cur.exp-(e.cur.exp-e.cur.at)/4) {
-		if want = min(s.resize(e, now), s.cfg.Max-e.cur.tokens-e.asking); want > 1 {
+	if !e.refreshing && s.due(e, now) {
+		if want = min(s.resize(e, now), s.cfg.Max-e.cur.tokens-e.next.tokens-e.asking); want > 1 {
 			e.refreshing, e.landed = true, make(chan struct{})
 			e.asking += want
 		}
@@ -101,6 +101,22 @@ func (s *leaseState) spend(l *Limiter, key string, n, now int64) (d Decision, ok
 		}
 	}
 	return d, true
+}
+
+// due reports whether e's leases need a refresh at now: the current one
+// is down to half its size with no next one, or the last of them has lived
+// 3/4 of its TTL. A window's lease cut short by its window's end is not
+// refreshed for its age: a refresh would land in the same window and end
+// with it. e's set is locked.
+func (s *leaseState) due(e *leaseEntry, now int64) bool {
+	last := &e.cur
+	if e.next.tokens > 0 {
+		last = &e.next
+	} else if e.cur.tokens*2 <= e.size {
+		return true
+	}
+	life := last.exp - last.at
+	return life >= s.ttlUs && now >= last.exp-life/4
 }
 
 // deny repeats, for a request of n at now, the denial the store last gave

@@ -337,3 +337,43 @@ func TestTokenLeaseRefreshNeverBlocks(t *testing.T) {
 	expect.True(t, st.leases.Load() > leases, "a refresh was asked for")
 	expect.Equal(t, 30, admitted)
 }
+
+// TestTokenLeaseRefreshByAge: a meter's lease, spent at a steady pace too
+// slow to run it down, is refreshed once it has lived 3/4 of its TTL; a
+// window's lease cut short by its window's end is not (a refresh would end
+// with it).
+func TestTokenLeaseRefreshByAge(t *testing.T) {
+	for _, tt := range []struct {
+		alg     core.Algorithm
+		start   time.Time
+		step    time.Duration
+		refresh bool
+	}{
+		{core.GCRA, leaseStart, 4 * time.Millisecond, true},                                     // 80 ms of a 100 ms lease
+		{core.FixedWindow, leaseStart.Add(950 * time.Millisecond), 2 * time.Millisecond, false}, // 40 ms of a 50 ms lease
+	} {
+		t.Run(tt.alg.String(), func(t *testing.T) {
+			st := newLeasingStore()
+			clock := core.NewManualClock(tt.start)
+			l := newLeased(t, st, clock, tt.alg, core.PerSecond(1000), core.TokenLease{Max: 64, TTL: 100 * time.Millisecond})
+			ctx := context.Background()
+			for l.TokenLeaseStats().Leased < 64 { // grow the lease to 64, at one instant
+				_, err := l.Allow(ctx, "k")
+				must.NoError(t, err)
+				core.WaitTokenLeases(l)
+			}
+			must.NoError(t, l.ReturnLeasedTokens(ctx))
+			_, err := l.Allow(ctx, "k") // a fresh lease of 64
+			must.NoError(t, err)
+			refreshes := l.TokenLeaseStats().Refreshes
+			for range 20 { // 20 tokens: never down to half
+				clock.Advance(tt.step)
+				d, err := l.Allow(ctx, "k")
+				must.NoError(t, err)
+				must.True(t, d.Allowed)
+				core.WaitTokenLeases(l)
+			}
+			expect.Equal(t, tt.refresh, l.TokenLeaseStats().Refreshes > refreshes)
+		})
+	}
+}
