@@ -56,7 +56,7 @@ func TestLoadHelpDocumentsBlockFor(t *testing.T) {
 	var stderr bytes.Buffer
 	_, code := Load("ex", []string{"-h"}, &stderr)
 	assert.Equal(t, 0, code)
-	for _, want := range []string{"-block-for DURATION", "a penalty box: a client -limit denies once is refused", "-block-for does not go with -rules either"} {
+	for _, want := range []string{"-block-for DURATION", "a penalty box: a client -limit denies once is refused", "nor -block-for, -concurrency and -lease"} {
 		assert.Contains(t, stderr.String(), want)
 	}
 }

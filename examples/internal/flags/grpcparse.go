@@ -142,8 +142,9 @@ x-ratelimit-*, and retry-after on a denial).
 With -rules, the rules document decides which calls are limited and how (see
 examples/rules-grpc.yaml; it exempts the health service, and leaves
 reflection unmatched).
--limit, -burst, -algorithm, -key, -tier-claim, -tier, -tz and -anchor-day do not go with -rules
-(a rules document gives a policy's time_zone and anchor_day).
+-limit, -burst, -algorithm, -key, -tier-claim, -tier, -tz and -anchor-day do not go with -rules,
+nor -block-for, -concurrency and -lease: the document says each per policy (its limits, key,
+tiers, time_zone, anchor_day, block_for, concurrency, lease_tokens and lease_ttl).
 
 -store and -rules take a Redis URL, as the HTTP servers do (run stdhttp -h).
 The password belongs in $` + envRedisPassword + ` or in -redis-password-file

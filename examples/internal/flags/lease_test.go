@@ -53,7 +53,7 @@ func TestParseLeaseBad(t *testing.T) {
 		{[]string{"-lease", "5"}, "-lease needs a Redis -store"},
 		{[]string{"-lease-ttl", "1s"}, "-lease-ttl goes with -lease N"},
 		{[]string{"-lease", "five"}, `invalid value "five" for flag -lease`},
-		{append([]string{"-lease", "5", "-rules", "../../rules.yaml"}, redis...), "-lease does not go with -rules"},
+		{append([]string{"-lease", "5", "-rules", "../../rules.yaml"}, redis...), "nor -block-for, -concurrency and -lease"},
 	} {
 		_, err := Parse("ex", tc.args, &bytes.Buffer{})
 		require.ErrorIs(t, err, errUsage, "%v", tc.args)
@@ -68,7 +68,7 @@ func TestHelpNamesLease(t *testing.T) {
 	require.True(t, errors.Is(err, flag.ErrHelp))
 	assert.Contains(t, out.String(), "-lease N")
 	assert.Contains(t, out.String(), "-lease-ttl duration")
-	assert.Contains(t, out.String(), "-lease does not go with -rules")
+	assert.Contains(t, out.String(), "nor -block-for, -concurrency and -lease")
 }
 
 // Two servers sharing a client's key at 200 per hour with -lease 50 admit

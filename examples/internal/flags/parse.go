@@ -77,11 +77,9 @@ With -rules, the rules document decides which requests are limited and how
   GET  /slow?ms=N         200 after N ms (see above)
   GET  /metrics           the Prometheus metrics, with -metrics; never limited
   anything else           404
--limit, -burst, -algorithm, -key, -tier-claim, -tier, -tz and -anchor-day do not go with -rules
-(a rules document gives a policy's time_zone and anchor_day).
--block-for does not go with -rules either (a policy's block_for field says it).
--concurrency does not go with -rules either (a policy's concurrency field says it).
--lease does not go with -rules either (a policy's lease_tokens and lease_ttl fields say it).
+-limit, -burst, -algorithm, -key, -tier-claim, -tier, -tz and -anchor-day do not go with -rules,
+nor -block-for, -concurrency and -lease: the document says each per policy (its limits, key,
+tiers, time_zone, anchor_day, block_for, concurrency, lease_tokens and lease_ttl).
 
 -store and -rules take a Redis URL (a managed Redis's too):
   redis://[user:password@]host:port[/db][?options]     a server
