@@ -40,7 +40,7 @@ func TestParseConcurrencyBad(t *testing.T) {
 		{[]string{"-concurrency", "-1"}, "-concurrency -1: ratewarden: invalid limit: in-flight limit of -1 slots: it must be at least 1"},
 		{[]string{"-concurrency", "100000"}, "above the maximum of 10000"},
 		{[]string{"-concurrency", "two"}, `invalid value "two" for flag -concurrency`},
-		{[]string{"-concurrency", "2", "-rules", "../../rules.yaml"}, "nor -block-for, -concurrency and -lease"},
+		{[]string{"-concurrency", "2", "-rules", "../../rules.yaml"}, "-concurrency does not go with -rules"},
 	} {
 		_, err := Parse("ex", tc.args, &bytes.Buffer{})
 		require.ErrorIs(t, err, errUsage, "%v", tc.args)

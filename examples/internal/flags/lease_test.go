@@ -53,7 +53,7 @@ func TestParseLeaseBad(t *testing.T) {
 		{[]string{"-lease", "5"}, "-lease needs a Redis -store"},
 		{[]string{"-lease-ttl", "1s"}, "-lease-ttl goes with -lease N"},
 		{[]string{"-lease", "five"}, `invalid value "five" for flag -lease`},
-		{append([]string{"-lease", "5", "-rules", "../../rules.yaml"}, redis...), "nor -block-for, -concurrency and -lease"},
+		{append([]string{"-lease", "5", "-rules", "../../rules.yaml"}, redis...), "-lease does not go with -rules"},
 	} {
 		_, err := Parse("ex", tc.args, &bytes.Buffer{})
 		require.ErrorIs(t, err, errUsage, "%v", tc.args)
