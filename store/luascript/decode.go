@@ -57,37 +57,13 @@ func decodeDecision(req core.TakeRequest, reply []int64) (core.Decision, error) 
 }
 
 func decodeStates(req core.TakeRequest, reply []int64) (core.Decision, error) {
-	stride := 3 // T, N, P
-	if req.Algorithm.OneWord() {
-		stride = 1 // T
-	}
-	n := len(req.Limits)
-	if len(reply) != 2+stride*n {
-		return core.Decision{}, fmt.Errorf("%w: %d values, want %d", errReply, len(reply), 2+stride*n)
-	}
-	now := reply[1]
-	switch {
-	case reply[0] != 0 && reply[0] != 1:
+	if len(reply) > 0 && reply[0] != 0 && reply[0] != 1 {
 		return core.Decision{}, fmt.Errorf("%w: flag %d", errReply, reply[0])
-	case now < 0 || now > core.MaxTime:
-		return core.Decision{}, fmt.Errorf("%w: time %d µs out of range", errReply, now)
-	}
-	for _, x := range reply[2:] {
-		if x < 0 {
-			return core.Decision{}, fmt.Errorf("%w: negative state", errReply)
-		}
 	}
 	var buf [maxStackLimits]core.State
-	states := buf[:0]
-	if n > len(buf) {
-		states = make([]core.State, 0, n)
-	}
-	for i := range n {
-		s := core.State{T: reply[2+stride*i]}
-		if stride == 3 {
-			s.N, s.P = reply[3+stride*i], reply[4+stride*i]
-		}
-		states = append(states, s)
+	now, states, err := readStates(req, reply, buf[:0])
+	if err != nil {
+		return core.Decision{}, err
 	}
 	// A refund replies as the peek that follows it.
 	d, err := req.Algorithm.ApplyAll(states, req.Limits, max(0, req.Cost), now)
@@ -107,4 +83,36 @@ func checkResetReply(reply []int64, keys int) error {
 		return fmt.Errorf("%w: reset replied %v for %d keys", errReply, reply, keys)
 	}
 	return nil
+}
+
+// readStates reads the states a script replied after its first figure (a
+// flag or a grant) and Redis's time, {x, now, states...}: T for a one-word
+// algorithm, T, N and P for the others, one per limit of req, appended to
+// buf. A reply of another length, a time out of range or a negative state is
+// an error wrapping errReply.
+func readStates(req core.TakeRequest, reply []int64, buf []core.State) (int64, []core.State, error) {
+	stride := 3 // T, N, P
+	if req.Algorithm.OneWord() {
+		stride = 1 // T
+	}
+	n := len(req.Limits)
+	if len(reply) != 2+stride*n {
+		return 0, nil, fmt.Errorf("%w: %d values, want %d", errReply, len(reply), 2+stride*n)
+	}
+	now := reply[1]
+	if now < 0 || now > core.MaxTime {
+		return 0, nil, fmt.Errorf("%w: time %d µs out of range", errReply, now)
+	}
+	states := buf
+	for i := range n {
+		s := core.State{T: reply[2+stride*i]}
+		if stride == 3 {
+			s.N, s.P = reply[3+stride*i], reply[4+stride*i]
+		}
+		if s.T < 0 || s.N < 0 || s.P < 0 {
+			return 0, nil, fmt.Errorf("%w: negative state", errReply)
+		}
+		states = append(states, s)
+	}
+	return now, states, nil
 }

@@ -89,29 +89,10 @@ func (c *config) appendLeaseCall(dst []string, req core.TakeRequest, now int64, 
 // and returns the grant core decides of it (core.TakeRequest.CheckGrant), or
 // an error wrapping errReply or core.ErrTokenGrant.
 func decodeGrant(req core.TakeRequest, reply []int64, want int64, ttl time.Duration) (core.TokenGrant, error) {
-	stride := 3 // T, N, P
-	if req.Algorithm.OneWord() {
-		stride = 1 // T
-	}
-	n := len(req.Limits)
-	if len(reply) != 2+stride*n {
-		return core.TokenGrant{}, fmt.Errorf("%w: %d values, want %d", errReply, len(reply), 2+stride*n)
-	}
-	now := reply[1]
-	if now < 0 || now > core.MaxTime {
-		return core.TokenGrant{}, fmt.Errorf("%w: time %d µs out of range", errReply, now)
-	}
 	var buf [maxStackLimits]core.State
-	states := buf[:0]
-	for i := range n {
-		s := core.State{T: reply[2+stride*i]}
-		if stride == 3 {
-			s.N, s.P = reply[3+stride*i], reply[4+stride*i]
-		}
-		if s.T < 0 || s.N < 0 || s.P < 0 {
-			return core.TokenGrant{}, fmt.Errorf("%w: negative state", errReply)
-		}
-		states = append(states, s)
+	now, states, err := readStates(req, reply, buf[:0])
+	if err != nil {
+		return core.TokenGrant{}, err
 	}
 	return req.CheckGrant(states, reply[0], want, ttl, now)
 }

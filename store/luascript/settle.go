@@ -254,32 +254,13 @@ func debtArg(n int64) string {
 // reads a debt as they do, on the states they replied at their instant; a
 // refund and a charge reply as the peek that follows them.
 func decodeDebt(req core.TakeRequest, reply []int64) (core.Decision, error) {
-	stride := 3 // T, N, P
-	if req.Algorithm.OneWord() {
-		stride = 1 // T
-	}
-	n := len(req.Limits)
-	if len(reply) != 2+stride*n {
-		return core.Decision{}, fmt.Errorf("%w: %d values, want %d", errReply, len(reply), 2+stride*n)
-	}
-	now := reply[1]
-	switch {
-	case reply[0] != 0 && reply[0] != 1:
+	if len(reply) > 0 && reply[0] != 0 && reply[0] != 1 {
 		return core.Decision{}, fmt.Errorf("%w: flag %d", errReply, reply[0])
-	case now < 0 || now > core.MaxTime:
-		return core.Decision{}, fmt.Errorf("%w: time %d µs out of range", errReply, now)
 	}
 	var buf [maxStackLimits]core.State
-	states := buf[:0]
-	for i := range n {
-		s := core.State{T: reply[2+stride*i]}
-		if stride == 3 {
-			s.N, s.P = reply[3+stride*i], reply[4+stride*i]
-		}
-		if s.T < 0 || s.N < 0 || s.P < 0 {
-			return core.Decision{}, fmt.Errorf("%w: negative state", errReply)
-		}
-		states = append(states, s)
+	now, states, err := readStates(req, reply, buf[:0])
+	if err != nil {
+		return core.Decision{}, err
 	}
 	peek := req
 	peek.Cost, peek.Charge = max(0, req.Cost), false
