@@ -83,6 +83,21 @@ func (e *encodedLimit) withBounds(b core.CalendarBounds) *encodedLimit {
 // calendar script with each calendar limit's bounds around this process's
 // now (or the caller's, in caller-clock mode), and a second only when
 // Redis's clock is in none of the three windows they name. Denials are not
+
+// checkCalendar checks a calendar request as Take checks any (checkRequest),
+// and its limits under its algorithm and its penalty box, and returns its
+// limits' encodings.
+func (s *Store) checkCalendar(req core.TakeRequest, now int64, buf []*encodedLimit) ([]*encodedLimit, error) {
+	encs, err := checkRequest(req, true, s.cfg.callerClock, now, buf)
+	for i := 0; err == nil && i < len(req.Limits); i++ {
+		err = req.Algorithm.ValidateLimit(req.Limits[i])
+	}
+	if err == nil && req.BlockFor != 0 {
+		err = checkBlock(req)
+	}
+	return encs, err
+}
+
 // cached locally.
 func (s *Store) takeCalendar(ctx context.Context, req core.TakeRequest) (core.Decision, error) {
 	if err := checkCalendarDebt(req); err != nil {
@@ -93,13 +108,7 @@ func (s *Store) takeCalendar(ctx context.Context, req core.TakeRequest) (core.De
 		now = core.Micros(req.Now)
 	}
 	var buf [maxStackLimits]*encodedLimit
-	encs, err := checkRequest(req, true, s.cfg.callerClock, now, buf[:0])
-	for i := 0; err == nil && i < len(req.Limits); i++ {
-		err = req.Algorithm.ValidateLimit(req.Limits[i])
-	}
-	if err == nil && req.BlockFor != 0 {
-		err = checkBlock(req)
-	}
+	encs, err := s.checkCalendar(req, now, buf[:0])
 	if err != nil {
 		return core.Decision{}, err
 	}
