@@ -79,11 +79,6 @@ func (e *encodedLimit) withBounds(b core.CalendarBounds) *encodedLimit {
 	return enc
 }
 
-// takeCalendar is Take for a request with a calendar limit: one call of the
-// calendar script with each calendar limit's bounds around this process's
-// now (or the caller's, in caller-clock mode), and a second only when
-// Redis's clock is in none of the three windows they name. Denials are not
-
 // checkCalendar checks a calendar request as Take checks any (checkRequest),
 // and its limits under its algorithm and its penalty box, and returns its
 // limits' encodings.
@@ -98,6 +93,10 @@ func (s *Store) checkCalendar(req core.TakeRequest, now int64, buf []*encodedLim
 	return encs, err
 }
 
+// takeCalendar is Take for a request with a calendar limit: one call of the
+// calendar script with each calendar limit's bounds around this process's
+// now (or the caller's, in caller-clock mode), and a second only when
+// Redis's clock is in none of the three windows they name. Denials are not
 // cached locally.
 func (s *Store) takeCalendar(ctx context.Context, req core.TakeRequest) (core.Decision, error) {
 	if err := checkCalendarDebt(req); err != nil {
