@@ -8,7 +8,9 @@
 // no sequence of policy names grows memory. DefaultBuckets are the
 // store-latency histogram's bounds; CheckBuckets and CheckMaxPolicies check
 // what an option is given, and Configure applies options, so every observer
-// refuses the same bad values with the same words.
+// refuses the same bad values with the same words. SlotsByPolicy and
+// LeaseTotals read the in-flight slots and the token-lease counters of the
+// policies in force, per policy name, for the collectors that export them.
 package observerkit
 
 import (

@@ -35,6 +35,22 @@
 // The in-flight refusals are decisions too: inflight_refused and
 // inflight_dry_run_refused.
 //
+// and, for policies with a token lease (core.WithTokenLease), read at scrape
+// time by RegisterTokenLeases, all counters that never decrease, not even
+// across a rules reload:
+//
+//	ratewarden_token_lease_decisions_total{policy}        decisions of a positive cost
+//	ratewarden_token_lease_local_decisions_total{policy}  decisions made with no store call
+//	ratewarden_token_lease_store_calls_total{policy}      store calls: decisions, refreshes, give-backs
+//	ratewarden_token_lease_refreshes_total{policy}        background refreshes of a lease
+//	ratewarden_token_lease_leased_tokens_total{policy}    tokens the store granted to leases
+//	ratewarden_token_lease_returned_tokens_total{policy}  unspent tokens given back
+//	ratewarden_token_lease_failures_total{policy}         lease calls that failed or whose grant was refused
+//
+// The store calls per decision of a policy are
+// rate(ratewarden_token_lease_store_calls_total[5m]) /
+// rate(ratewarden_token_lease_decisions_total[5m]).
+//
 // The outcome label is httplimit.Outcome's String: allowed, denied, blocked (a penalty box's
 // refusal, core.WithBlockFor),
 // dry_run_denied, failed_open, failed_closed, key_error, skipped, refunded, store_full,
