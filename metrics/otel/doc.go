@@ -38,6 +38,21 @@
 // The in-flight refusals are decisions too: inflight_refused and
 // inflight_dry_run_refused.
 //
+// and, for policies with a token lease (core.WithTokenLease), observed at
+// collection by RegisterTokenLeases, counters with the attribute policy
+// that never decrease, not even across a rules reload:
+//
+//	ratewarden.token_lease.decisions        counter {decision}: decisions of a positive cost
+//	ratewarden.token_lease.local_decisions  counter {decision}: decisions made with no store call
+//	ratewarden.token_lease.store_calls      counter {call}: store calls (decisions, refreshes, give-backs)
+//	ratewarden.token_lease.refreshes        counter {refresh}: background refreshes of a lease
+//	ratewarden.token_lease.leased_tokens    counter {token}: tokens the store granted to leases
+//	ratewarden.token_lease.returned_tokens  counter {token}: unspent tokens given back
+//	ratewarden.token_lease.failures         counter {call}: lease calls that failed or whose grant was refused
+//
+// A policy's store calls per decision are the rate of store_calls over the
+// rate of decisions.
+//
 // The outcome is httplimit.Outcome's String: allowed, denied, blocked (a penalty box's
 // refusal, core.WithBlockFor),
 // dry_run_denied, failed_open, failed_closed, key_error, skipped, refunded, store_full,
