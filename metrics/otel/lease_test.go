@@ -41,7 +41,6 @@ func spend(t *testing.T, p *httplimit.Policy, n int) {
 	require.NoError(t, p.ReturnLeasedTokens(context.Background()))
 }
 
-
 // The instruments follow each policy's TokenLeaseStats, per policy name,
 // and never decrease when a reload replaces a policy.
 func TestRegisterTokenLeases(t *testing.T) {
