@@ -151,7 +151,7 @@ func (l *Limiter) Store() Store { return l.store }
 
 // Allow is AllowN(ctx, key, 1).
 func (l *Limiter) Allow(ctx context.Context, key string) (Decision, error) {
-	return l.AllowN(ctx, key, 1)
+	return l.AllowNAt(ctx, key, 1, time.Time{}) // not AllowN: one call deep, Allow inlines
 }
 
 // AllowN decides whether key may spend n now, and spends it if so. n == 0 is a
