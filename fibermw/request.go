@@ -99,11 +99,16 @@ func (v request) ArrivedAt() time.Time { return v.c.Context().Time() }
 // SetHeaders sets the headers the policy wrote (httplimit.HeaderSetter). The
 // names are canonical and the values are figures, checked limit names and
 // content types, without line breaks: what c.Set would normalise is already
-// normal. SetCanonical copies both.
+// normal. SetCanonical copies both; the Content-Type of an answer goes
+// straight to its own field, past SetCanonical's search for special names.
 func (v request) SetHeaders(h httplimit.Headers) {
 	rh := &v.c.Response().Header
 	for i := range h.Len() {
 		name, value := h.At(i)
+		if name == "Content-Type" {
+			rh.SetContentType(value)
+			continue
+		}
 		rh.SetCanonical(bytesOf(name), bytesOf(value))
 	}
 }

@@ -74,7 +74,10 @@ func (p *Policy) setHeaders(o *outcome, d *core.Decision, retryAfter bool) {
 		rlSlot = o.addValue(field, 0)
 	} else {
 		resetSlot = o.appendInt(reset)
-		remSlot = o.appendInt(remaining)
+		if p.headers&XRateLimitHeaders != 0 {
+			// Retry-After alone (no header family) needs only the reset.
+			remSlot = o.appendInt(remaining)
+		}
 	}
 	if !d.Allowed && retryAfter {
 		o.addHeader(hRetryAfter, resetSlot)
