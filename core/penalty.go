@@ -106,6 +106,7 @@ func (r *TakeRequest) DecideBlocking(d *Decision, states []State, until *int64, 
 		*until = now + block
 	}
 	if *until > now {
+		wait := r.LimitWait(states, now)
 		cost := r.Cost
 		if cost > 0 && !r.Charge {
 			r.Cost = 0 // refused: decided as a peek, spending nothing
@@ -115,7 +116,7 @@ func (r *TakeRequest) DecideBlocking(d *Decision, states []State, until *int64, 
 		if err != nil {
 			return err
 		}
-		d.ApplyBlock(*until, now, false)
+		d.ApplyBlock(*until, now, false, wait)
 		return nil
 	}
 	*until = 0
@@ -124,25 +125,49 @@ func (r *TakeRequest) DecideBlocking(d *Decision, states []State, until *int64, 
 	}
 	if b := r.BlockOnDenial(); b > 0 && !d.Allowed && !d.Exceeds {
 		*until = now + b
-		d.ApplyBlock(*until, now, true)
+		d.ApplyBlock(*until, now, true, d.RetryAfter)
 	}
 	return nil
 }
 
 // ApplyBlock marks d, decided at now (µs since the epoch), as refused by a
 // block of its key that ends at until (µs): not allowed, nothing remaining,
-// RetryAfter the time left, ResetAfter at least that, and Blocked, or
-// BlockStarted when started (the denial that started the block). A store
-// deciding elsewhere (a Lua script) calls it on the Decision it built for
-// the request (as a peek, when the block was already running). until <= now
+// Blocked, or BlockStarted when started (the denial that started the
+// block), and RetryAfter the later of the block's end and wait, what the
+// limits alone would make the request wait (the denial's own RetryAfter for
+// a block it starts, LimitWait for a running one): a client whose quota is
+// spent for longer than the block is told when its quota admits it, not when
+// the block ends. ResetAfter is at least RetryAfter. A store deciding
+// elsewhere (a Lua script) calls it on the Decision it built for the
+// request (as a peek, when the block was already running). until <= now
 // changes nothing.
-func (d *Decision) ApplyBlock(until, now int64, started bool) {
+func (d *Decision) ApplyBlock(until, now int64, started bool, wait time.Duration) {
 	if until <= now {
 		return
 	}
-	left := micros(until - now)
+	left := max(micros(until-now), wait)
 	d.Allowed, d.Exceeds, d.Blocked, d.BlockStarted = false, false, !started, started
 	d.Remaining, d.Delay = 0, 0
 	d.RetryAfter = left
 	d.ResetAfter = max(d.ResetAfter, left)
+}
+
+// LimitWait returns how long r's limits alone would make r wait at now, on
+// states (the key's states before r, which it leaves as they are): a
+// denial's RetryAfter, or 0 when they would admit it now. It is 0 for the
+// sliding log (a copy of its state would share its log) and for a request
+// that is not a spend.
+func (r *TakeRequest) LimitWait(states []State, now int64) time.Duration {
+	if r.Cost <= 0 || r.Charge || r.Algorithm == SlidingLog {
+		return 0
+	}
+	var buf [4]State
+	cp := append(buf[:0], states...)
+	peek := *r
+	peek.BlockFor = 0
+	var d Decision
+	if err := peek.Decide(&d, cp, now); err != nil || d.Allowed {
+		return 0
+	}
+	return d.RetryAfter
 }

@@ -149,3 +149,37 @@ func TestPenaltyBoxTiersKeepTheirOwnBlocks(t *testing.T) {
 	must.NoError(t, err)
 	expect.True(t, d.Allowed, "the tier's block is the tier's")
 }
+
+// A block shorter than the quota's own wait: the denial that starts it and
+// the requests it refuses are told when the quota admits them (the window's
+// end), not when the block ends; once the block is over, the quota still
+// refuses until then.
+func TestPenaltyShorterThanTheQuotasWait(t *testing.T) {
+	clk := core.NewManualClock(time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC))
+	st, err := memory.New(memory.WithClock(clk))
+	must.NoError(t, err)
+	defer st.Close()
+	lim, err := core.NewLimiter(st, core.FixedWindow, core.PerHour(2), core.WithClock(clk), core.WithBlockFor(time.Minute))
+	must.NoError(t, err)
+	ctx := context.Background()
+	for range 2 {
+		d, err := lim.Allow(ctx, "k")
+		must.NoError(t, err)
+		must.True(t, d.Allowed)
+	}
+	d, err := lim.Allow(ctx, "k")
+	must.NoError(t, err)
+	expect.True(t, d.BlockStarted)
+	expect.Equal(t, time.Hour, d.RetryAfter, "the window's end, not the block's")
+	clk.Advance(10 * time.Second)
+	d, err = lim.Allow(ctx, "k")
+	must.NoError(t, err)
+	expect.True(t, d.Blocked)
+	expect.Equal(t, time.Hour-10*time.Second, d.RetryAfter)
+	expect.Equal(t, time.Hour-10*time.Second, d.ResetAfter)
+	clk.Advance(2 * time.Minute) // the block is over, the quota is not
+	d, err = lim.Allow(ctx, "k")
+	must.NoError(t, err)
+	expect.False(t, d.Allowed)
+	expect.Equal(t, time.Hour-130*time.Second, d.RetryAfter)
+}

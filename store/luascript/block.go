@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ratewarden/ratewarden/core"
 )
@@ -162,18 +163,25 @@ func checkBlock(req core.TakeRequest) error {
 // reply, decided as a peek when a running block refused a spend, then the
 // block applied to the decision.
 func decodeBlock(req core.TakeRequest, reply []int64) (core.Decision, error) {
+	d, _, err := decodeBlockLeft(req, reply)
+	return d, err
+}
+
+// decodeBlockLeft is decodeBlock that also returns the time the key's block
+// has left (0 when none runs), for the cache of denials.
+func decodeBlockLeft(req core.TakeRequest, reply []int64) (core.Decision, time.Duration, error) {
 	if len(reply) < 3 {
-		return core.Decision{}, fmt.Errorf("%w: %d values, want the block's 3 after the algorithm's", errReply, len(reply))
+		return core.Decision{}, 0, fmt.Errorf("%w: %d values, want the block's 3 after the algorithm's", errReply, len(reply))
 	}
 	tail := reply[len(reply)-3:]
 	state, end, now := tail[0], tail[1], tail[2]
 	switch {
 	case state < 0 || state > 2:
-		return core.Decision{}, fmt.Errorf("%w: block state %d", errReply, state)
+		return core.Decision{}, 0, fmt.Errorf("%w: block state %d", errReply, state)
 	case now < 0 || now > core.MaxTime:
-		return core.Decision{}, fmt.Errorf("%w: time %d µs out of range", errReply, now)
+		return core.Decision{}, 0, fmt.Errorf("%w: time %d µs out of range", errReply, now)
 	case state == 0 && end != 0, state != 0 && (end <= now || end-now > req.BlockFor.Microseconds()):
-		return core.Decision{}, fmt.Errorf("%w: block end %d at %d", errReply, end, now)
+		return core.Decision{}, 0, fmt.Errorf("%w: block end %d at %d", errReply, end, now)
 	}
 	asked := req
 	if state == 1 && asked.Cost > 0 {
@@ -181,13 +189,35 @@ func decodeBlock(req core.TakeRequest, reply []int64) (core.Decision, error) {
 	}
 	d, err := decode(asked, reply[:len(reply)-3])
 	if err != nil {
-		return core.Decision{}, err
+		return core.Decision{}, 0, err
 	}
 	if state == 2 && d.Allowed {
-		return core.Decision{}, fmt.Errorf("%w: a block started on an admission", errReply)
+		return core.Decision{}, 0, fmt.Errorf("%w: a block started on an admission", errReply)
 	}
-	if state != 0 {
-		d.ApplyBlock(end, now, state == 2)
+	switch state {
+	case 1:
+		d.ApplyBlock(end, now, false, limitWait(req, reply[:len(reply)-3], now))
+	case 2:
+		d.ApplyBlock(end, now, true, d.RetryAfter)
 	}
-	return d, nil
+	if state == 0 {
+		return d, 0, nil
+	}
+	return d, time.Duration(end-now) * time.Microsecond, nil
+}
+
+// limitWait is core's LimitWait on the states a block script replied (the
+// key's states before the request it refused as a peek): how long the
+// limits alone would make the request wait. The sliding log replies no
+// states: 0, as core's LimitWait says for it.
+func limitWait(req core.TakeRequest, reply []int64, now int64) time.Duration {
+	if req.Algorithm == core.SlidingLog {
+		return 0
+	}
+	var buf [maxStackLimits]core.State
+	_, states, err := readStates(req, reply, buf[:0])
+	if err != nil {
+		return 0 // decode read the same reply without an error
+	}
+	return req.LimitWait(states, now)
 }

@@ -77,10 +77,12 @@ func TestDecodeBlock(t *testing.T) {
 		blocked bool
 		left    time.Duration
 	}{
-		"no block":       {[]int64{1, now, 0, 0, 0, now}, false, 0},
-		"blocked":        {[]int64{1, now, 0, 1, now + 20_000_000, now}, true, 20 * time.Second},
-		"started":        {[]int64{0, now, now + 1_000_000, 2, now + 60_000_000, now}, false, time.Minute},
-		"blocked, spent": {[]int64{1, now, now + 1_000_000, 1, now + 1, now}, true, time.Microsecond},
+		"no block": {[]int64{1, now, 0, 0, 0, now}, false, 0},
+		"blocked":  {[]int64{1, now, 0, 1, now + 20_000_000, now}, true, 20 * time.Second},
+		"started":  {[]int64{0, now, now + 1_000_000, 2, now + 60_000_000, now}, false, time.Minute},
+		// The bucket is spent: the limit alone makes the request wait 100 ms,
+		// longer than the block's last microsecond.
+		"blocked, spent": {[]int64{1, now, now + 1_000_000, 1, now + 1, now}, true, 100 * time.Millisecond},
 	}
 	for name, c := range good {
 		d, err := decodeBlock(req, c.reply)

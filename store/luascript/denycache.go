@@ -46,7 +46,7 @@ type denial struct {
 	gen   uint64 // the slot's generation when the call was sent
 	cost  int64
 	at    time.Time // when the denied call was sent (or the caller's time)
-	until time.Time // at + RetryAfter: no identical request fits before
+	until time.Time // at + RetryAfter (a block's end, for a penalty box's): no identical request fits before
 	d     core.Decision
 }
 
@@ -128,7 +128,7 @@ func (c *denyCache) get(p probe, req core.TakeRequest, now time.Time) (core.Deci
 	}
 	d := e.d
 	d.Limit = req.Limits[d.Index]
-	d.RetryAfter = e.until.Sub(now)
+	d.RetryAfter = max(0, d.RetryAfter-now.Sub(e.at))
 	if d.BlockStarted { // now refused by the block it started
 		d.Blocked, d.BlockStarted = true, false
 	}
@@ -139,14 +139,21 @@ func (c *denyCache) get(p probe, req core.TakeRequest, now time.Time) (core.Deci
 // put remembers a denial of req (probed as p before its call was sent)
 // decided at at, unless the slot was dropped since: the denial may then
 // predate a reset or refund. Exceeds denials are not kept: no wait admits
-// them, and Redis reports them with a fixed RetryAfter.
-func (c *denyCache) put(p probe, req core.TakeRequest, at time.Time, d core.Decision) {
+// them, and Redis reports them with a fixed RetryAfter. A penalty box's
+// denial is kept only while its block runs (block, the time it had left):
+// once it ends, Redis decides again, and starts the next block when the
+// quota still refuses.
+func (c *denyCache) put(p probe, req core.TakeRequest, at time.Time, d core.Decision, block time.Duration) {
 	if d.Allowed || d.Exceeds || d.RetryAfter <= 0 || p.slot.gen.Load() != p.gen {
 		return
 	}
+	keep := d.RetryAfter
+	if d.Blocked || d.BlockStarted {
+		keep = min(keep, block)
+	}
 	// A drop between the check and the store leaves an entry of an old
 	// generation, which get refuses.
-	p.slot.entry.Store(&denial{id: p.id, gen: p.gen, cost: req.Cost, at: at, until: at.Add(d.RetryAfter), d: d})
+	p.slot.entry.Store(&denial{id: p.id, gen: p.gen, cost: req.Cost, at: at, until: at.Add(keep), d: d})
 }
 
 // drop forgets every remembered denial of the key whose address is addr,

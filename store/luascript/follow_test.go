@@ -55,13 +55,13 @@ func TestDropVoidsCallsInFlight(t *testing.T) {
 
 	p := c.probe(req, encs) // the call goes out
 	c.drop(addr)            // a reset runs, and its drop comes first
-	c.put(p, req, t0, denied)
+	c.put(p, req, t0, denied, 0)
 	_, ok := c.get(c.probe(req, encs), req, t0)
 	expect.False(t, ok, "a reply that comes after the drop is not cached")
 
 	p = c.probe(req, encs)
 	c.dropAll() // a lost subscription
-	c.put(p, req, t0, denied)
+	c.put(p, req, t0, denied, 0)
 	_, ok = c.get(c.probe(req, encs), req, t0)
 	expect.False(t, ok, "nor after dropping everything")
 
@@ -73,7 +73,7 @@ func TestDropVoidsCallsInFlight(t *testing.T) {
 	_, ok = c.get(c.probe(req, encs), req, t0)
 	expect.False(t, ok)
 
-	c.put(c.probe(req, encs), req, t0, denied)
+	c.put(c.probe(req, encs), req, t0, denied, 0)
 	_, ok = c.get(c.probe(req, encs), req, t0)
 	expect.True(t, ok, "a denial after the drop is cached")
 }
@@ -89,7 +89,7 @@ func TestDropKeyWhatever(t *testing.T) {
 		other := req
 		other.Key = "k2"
 		for _, r := range []core.TakeRequest{req, other} {
-			c.put(c.probe(r, checked(t, r)), r, t0, core.Decision{Limit: r.Limits[0], RetryAfter: time.Second})
+			c.put(c.probe(r, checked(t, r)), r, t0, core.Decision{Limit: r.Limits[0], RetryAfter: time.Second}, 0)
 		}
 		c.drop(keyAddress("api", "k"))
 		_, ok := c.get(c.probe(req, checked(t, req)), req, t0)
@@ -148,7 +148,7 @@ func TestFollowResets(t *testing.T) {
 		return ok
 	}
 	deny := func() {
-		s.cache.put(s.cache.probe(req, encs), req, t0, core.Decision{Limit: req.Limits[0], RetryAfter: time.Second})
+		s.cache.put(s.cache.probe(req, encs), req, t0, core.Decision{Limit: req.Limits[0], RetryAfter: time.Second}, 0)
 	}
 
 	deny()

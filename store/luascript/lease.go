@@ -58,7 +58,7 @@ func (s *Store) LeaseTokens(ctx context.Context, req core.TakeRequest, want int6
 		return core.TokenGrant{}, fmt.Errorf("%w: %w", ErrRedis, err)
 	}
 	if s.cache != nil && g.Granted == 0 {
-		s.cache.put(p, req, at, g.Decision)
+		s.cache.put(p, req, at, g.Decision, 0) // a leased key has no penalty box
 	}
 	return g, nil
 }

@@ -146,8 +146,9 @@ func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, 
 		return core.Decision{}, fmt.Errorf("%w: %w", ErrRedis, err)
 	}
 	var d core.Decision
+	var block time.Duration // the time the key's penalty box has left
 	if req.BlockFor != 0 {
-		d, err = decodeBlock(req, reply)
+		d, block, err = decodeBlockLeft(req, reply)
 	} else {
 		d, err = decode(req, reply)
 	}
@@ -155,7 +156,7 @@ func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, 
 		return core.Decision{}, fmt.Errorf("%w: %w", ErrRedis, err)
 	}
 	if cached && !d.Allowed {
-		s.cache.put(p, req, at, d)
+		s.cache.put(p, req, at, d, block)
 	}
 	return d, nil
 }

@@ -37,25 +37,36 @@ func runPenaltyScripted(t *testing.T, newStore NewStore) {
 			t.Run(fmt.Sprintf("%s/%d", alg, i), func(t *testing.T) {
 				st := newStore(t)
 				ref := NewReference()
-				ctx := context.Background()
 				ns := fmt.Sprintf("penalty-%s-%d", alg, i)
-				block := limits[0].Period + 7*time.Microsecond
-				blocked := 0
-				for n, s := range penaltyScript(uint64(i)+uint64(alg)<<8, limits, block, 300) {
-					req := core.TakeRequest{Key: s.key, Namespace: ns, Algorithm: alg, Limits: limits, Cost: s.cost, Now: s.at, Admitted: s.admitted, BlockFor: block}
-					want, err := ref.Take(ctx, req)
-					must.NoError(t, err)
-					got, err := st.Take(ctx, req)
-					must.NoError(t, err, "step %d", n)
-					must.Equal(t, want, got, "step %d: %s key %.8q cost %d at %s", n, alg, s.key, s.cost, s.at.Format(time.RFC3339Nano))
-					if got.Blocked {
-						blocked++
-						expect.False(t, got.Allowed, "step %d: a blocked request is refused", n)
-					}
-				}
-				expect.Positive(t, blocked, "the script met a running block")
+				runPenaltyScript(t, st, ref, ns, alg, limits, limits[0].Period+7*time.Microsecond, uint64(i)+uint64(alg)<<8, true)
+				// A block shorter than the limits' own wait: Retry-After is the later.
+				short := (limits[0].EmissionInterval() / 3).Truncate(time.Microsecond) + time.Microsecond
+				runPenaltyScript(t, st, ref, ns+"-short", alg, limits, short, uint64(i)+uint64(alg)<<8+1, false)
 			})
 		}
+	}
+}
+
+// runPenaltyScript drives st and ref with penaltyScript under a block of
+// block, and demands the same decisions; a script under a long block must
+// meet a running block (meet).
+func runPenaltyScript(t *testing.T, st, ref core.Store, ns string, alg core.Algorithm, limits []core.Limit, block time.Duration, seed uint64, meet bool) {
+	ctx := context.Background()
+	blocked := 0
+	for n, s := range penaltyScript(seed, limits, block, 300) {
+		req := core.TakeRequest{Key: s.key, Namespace: ns, Algorithm: alg, Limits: limits, Cost: s.cost, Now: s.at, Admitted: s.admitted, BlockFor: block}
+		want, err := ref.Take(ctx, req)
+		must.NoError(t, err)
+		got, err := st.Take(ctx, req)
+		must.NoError(t, err, "step %d", n)
+		must.Equal(t, want, got, "step %d: %s key %.8q cost %d at %s", n, alg, s.key, s.cost, s.at.Format(time.RFC3339Nano))
+		if got.Blocked {
+			blocked++
+			expect.False(t, got.Allowed, "step %d: a blocked request is refused", n)
+		}
+	}
+	if meet {
+		expect.Positive(t, blocked, "the script met a running block")
 	}
 }
 
