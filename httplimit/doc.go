@@ -117,7 +117,7 @@
 // A limiter with a penalty box (core.WithBlockFor) refuses a key its limits
 // denied for the block's duration, on every instance sharing the store: the
 // policy answers 429 with Retry-After and the RateLimit field's t the
-// block's end, and the observer sees [OutcomeBlocked] (the denial that
+// block's end (or the limits' own wait, when later), and the observer sees [OutcomeBlocked] (the denial that
 // started the block is an OutcomeDenied, whose Decision has BlockStarted).
 //
 // # Several policies

@@ -59,7 +59,7 @@ const (
 	OutcomeInFlightDryRunRefused
 	// OutcomeBlocked: the key's penalty box (core.WithBlockFor), started by
 	// an earlier denial, refused the request: it got 429 with a Retry-After
-	// of the block's end (penalty.go).
+	// of the block's end, or of the limits' own wait when later (penalty.go).
 	OutcomeBlocked
 )
 

@@ -12,7 +12,7 @@ import (
 
 // defineBlock declares -block-for on fs.
 func (r *rawFlags) defineBlock(fs *flag.FlagSet) {
-	fs.DurationVar(&r.blockFor, "block-for", 0, "a penalty box: a client -limit denies once is refused for `DURATION` (such as 15m),\nwhatever -limit says meanwhile, on every server sharing the -store; its 429s carry the\nblock's end in Retry-After; 0: none")
+	fs.DurationVar(&r.blockFor, "block-for", 0, "a penalty box: a client -limit denies once is refused for `DURATION` (such as 15m),\nwhatever -limit says meanwhile, on every server sharing the -store; its 429s carry the\nblock's end (or -limit's own wait, when later) in Retry-After; 0: none")
 }
 
 // parseBlock sets c.BlockFor from -block-for: a positive duration up to
