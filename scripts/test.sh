@@ -281,6 +281,57 @@ probe() {
 	echo "    $name: plain, -dry-run, -metrics, -tier-claim/-tier, -count-only-failures and -rules answered as they should"
 }
 
+# probe_beyond NAME: example NAME's flags beyond request rates, seen from
+# outside:
+#   -concurrency 1: a second request while GET /slow runs is 429 with
+#                   Retry-After: 1 and X-Concurrency-Limit, and 200 once it ended
+#   -block-for 1h:  the third request of 2/m and the next are refused for the
+#                   hour (Retry-After 3600, the later of the block and the limit)
+#   -settle-header: GET /tokens?n=4 of 10/m leaves 6 (reserved 1, settled at 4);
+#                   a bad n is 400
+#   2/month in a zone: RateLimit-Policy without w, t the seconds to the next
+#                   1st at midnight in Europe/Berlin (within 2 s)
+probe_beyond() {
+	local name=$1 i slow next want code t
+	start_server "$name" -limit 100/s -concurrency 1
+	curl -s -o /dev/null --max-time 10 "http://$ADDR/slow?ms=3000" &
+	slow=$!
+	for i in $(seq 1 30); do
+		code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://$ADDR/slow?ms=0")
+		[ "$code" = 429 ] && break
+		sleep 0.1
+	done
+	expect 429 "/slow?ms=0"
+	expect_in headers '^x-concurrency-limit: "default";n=1$'
+	expect_in headers '^retry-after: 1$'
+	wait "$slow"
+	expect 200 "/slow?ms=0"
+	stop_server
+
+	start_server "$name" -limit 2/m -block-for 1h
+	for want in 200 200 429 429; do expect "$want" /; done
+	expect_in headers '^retry-after: 3600$'
+	stop_server
+
+	start_server "$name" -limit 10/m -settle-header X-Cost
+	expect 200 "/tokens?n=4"
+	expect_in headers '^x-cost: 4$'
+	expect_in headers '^x-ratelimit-remaining: 6$'
+	expect 400 "/tokens?n=NaN"
+	stop_server
+
+	start_server "$name" -algorithm fixed-window -limit 2/month -tz Europe/Berlin
+	expect 200 /
+	expect_in headers '^ratelimit-policy: "default";q=2$'
+	next=$(TZ=Europe/Berlin date -d "$(TZ=Europe/Berlin date +%Y-%m-01) +1 month" +%s)
+	want=$((next - $(date +%s)))
+	t=$(sed -n 's/^ratelimit: "default";r=1;t=\([0-9]*\)$/\1/Ip' "$STAGING/headers")
+	[ -n "$t" ] && [ $((t - want)) -le 2 ] && [ $((want - t)) -le 2 ] ||
+		die "$SERVER_DESC: RateLimit t=$t, want the $want s to the next month in Europe/Berlin"
+	stop_server
+	echo "    $name: -concurrency, -block-for, -settle-header and a calendar -limit answered as they should"
+}
+
 # probe_rules NAME: example NAME with -rules, a copy of examples/rules.yaml:
 #   POST /login: a right password 200 twice, each given back before its headers go out (remaining 5);
 #                a wrong one 401 five times, then 429 named login, and so is
@@ -663,6 +714,8 @@ step "build examples" build_examples
 for ex in stdhttp gin echo echo5 fiber fiber3; do
 	step "probe examples/$ex" probe "$ex"
 done
+step "probe examples/stdhttp beyond request rates (in-flight, penalty box, settle, calendar)" probe_beyond stdhttp
+step "probe examples/fiber beyond request rates (in-flight, penalty box, settle, calendar)" probe_beyond fiber
 step "probe examples/grpc (with examples/internal/grpcprobe)" probe_grpc
 step "ratewarden rules validate (examples/rules.yaml, and a broken copy)" validate_rules
 step "probe examples/stdhttp with -rules redis:// (rules pushed with ratewarden)" probe_rules_redis
