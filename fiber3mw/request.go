@@ -28,8 +28,13 @@ func (v request[C]) RemoteAddr() string { return httplimit.PeerAddr(v.c.RequestC
 func (v request[C]) Header(name string) string { return strings.Clone(v.c.Get(name)) }
 
 // PeekHeader is Header without the copy (httplimit.HeaderPeeker): the value
-// lies in fasthttp's buffers, valid only during the request.
-func (v request[C]) PeekHeader(name string) string { return v.c.Get(name) }
+// lies in fasthttp's buffers, valid only during the request. It asks
+// fasthttp directly, past c.Get's conversions (the policy reads Accept on
+// every answer it writes, a denial among them).
+func (v request[C]) PeekHeader(name string) string {
+	b := v.c.Request().Header.Peek(name)
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
 
 func (v request[C]) HeaderValues(name string) []string {
 	raw := v.c.Request().Header.PeekAll(name)
