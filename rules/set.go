@@ -24,6 +24,9 @@ type Set struct {
 	cur   atomic.Pointer[compiled]
 	id    atomic.Pointer[docIdentity] // the identity of cur's document
 	mu    sync.Mutex                  // serialises swaps, so hooks hear them in order
+	// leases are the give-backs of replaced policies' leased tokens on
+	// their way (lease_return.go).
+	leases leaseReturns
 }
 
 // ErrUnknownPolicy is returned by Reset and Peek for a policy name the rules
@@ -147,7 +150,8 @@ func (s *Set) swap(doc *Document, source string, lc loadConfig) error {
 		return err
 	}
 	s.id.Store(&docIdentity{doc: doc, Identity: next})
-	s.cur.Store(c)
+	prev := s.cur.Swap(c)
+	s.returnDropped(prev, c)
 	s.observeRules(next)
 	s.report(source, nil)
 	return nil

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
@@ -25,6 +26,9 @@ type config struct {
 	clock       core.Clock
 	httpOpts    []httplimit.Option
 	reloadHook  func(Reload)
+	// leaseReturnTimeout bounds a give-back of leased tokens
+	// (WithLeaseReturnTimeout); 0 is DefaultLeaseReturnTimeout.
+	leaseReturnTimeout time.Duration
 }
 
 // Reload is what the reload hook hears after every Load or Replace: the
