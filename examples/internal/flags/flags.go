@@ -176,6 +176,9 @@ type Setup struct {
 	closers  []io.Closer
 	// reload reloads the rules now (SIGHUP); nil without -rules.
 	reload func(context.Context) error
+	// tracked are the policies Policy made (without -rules), for the
+	// metrics and the give-back of leased tokens at shutdown.
+	tracked *policyList
 }
 
 // Handler returns what the adapter's Middleware runs on every request: the
@@ -187,8 +190,10 @@ func (s *Setup) Handler() (httplimit.Handler, error) {
 	return httplimit.New(s.Limiter, s.Options...)
 }
 
-// Close writes the errors the error log left out since its last line, and
-// releases the store (and its client).
+// Close gives back the unspent tokens of the policies' token leases (-lease,
+// a rules policy's lease_tokens) within a second, writes the errors the
+// error log left out since its last line, and releases the store (and its
+// client).
 func (s *Setup) Close() error {
 	var errs []error
 	for i := len(s.closers) - 1; i >= 0; i-- {
@@ -275,7 +280,7 @@ func (c *Config) Build() (*Setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Setup{Config: c, Store: st, closers: []io.Closer{closer}}
+	s := &Setup{Config: c, Store: st, closers: []io.Closer{closer}, tracked: &policyList{}}
 	build := s.build
 	if c.RulesSource != NoRules {
 		build = s.buildRules
@@ -293,9 +298,9 @@ func (c *Config) Build() (*Setup, error) {
 func (s *Setup) build(st core.Store) error {
 	c := s.Config
 	s.errLog = newErrorLog(c.errorWriter(), c.failMode())
-	s.closers = append(s.closers, s.errLog)
+	s.closers = append(s.closers, s.errLog, leaseReturner{s})
 	if c.Metrics {
-		obs, h, err := newMetrics(st)
+		obs, h, err := newMetrics(st, s.policiesInForce)
 		if err != nil {
 			return err
 		}
@@ -360,12 +365,17 @@ func (s *Setup) Run(serve func(net.Listener) error, shutdown func(context.Contex
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	defer s.ReloadOnHangup()()
+	shut := make(chan struct{})
 	go func() {
+		defer close(shut)
 		<-ctx.Done()
 		_ = shutdown(context.Background())
 	}()
 	if err := serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", s.Name, err)
+	}
+	if ctx.Err() != nil {
+		<-shut // the requests running end before Close gives leased tokens back
 	}
 }
 

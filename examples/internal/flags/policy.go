@@ -11,7 +11,9 @@ import (
 // the other flags: /healthz (and /metrics) never limited, -fail closed,
 // -dry-run, -count-only-failures, the error log, the tiers
 // (httplimit.WithTiers) and the metrics observer. lim is the limiter of
-// -algorithm and -limit on Store.
+// -algorithm and -limit on Store. The Setup keeps that policy, for the
+// in-flight and token-lease metrics and to give its leased tokens back on
+// Close.
 func (s *Setup) Policy(lim *core.Limiter) (*core.Limiter, []httplimit.Option, error) {
 	c := s.Config
 	opts := []httplimit.Option{httplimit.WithSkip(func(r keyfuncs.Request) bool { return c.skipped(r.Path()) })}
@@ -31,6 +33,9 @@ func (s *Setup) Policy(lim *core.Limiter) (*core.Limiter, []httplimit.Option, er
 	}
 	if s.observer != nil {
 		opts = append(opts, httplimit.WithObserver(s.observer))
+	}
+	if err := s.track(lim, opts); err != nil {
+		return nil, nil, err
 	}
 	return lim, opts, nil
 }

@@ -30,7 +30,7 @@ func (s *Setup) buildRules(st core.Store) error {
 		return err
 	}
 	if c.Metrics {
-		obs, h, err := newMetrics(st)
+		obs, h, err := newMetrics(st, s.policiesInForce)
 		if err != nil {
 			return err
 		}
@@ -117,7 +117,7 @@ func (s *Setup) watchFile(st core.Store, opts []rules.Option) error {
 		return err
 	}
 	s.Rules = set
-	s.closers = append(s.closers, w)
+	s.closers = append(s.closers, set, w) // the watcher stops first, then the set gives its leased tokens back
 	s.reload = func(context.Context) error { return w.Reload() }
 	return nil
 }
@@ -159,7 +159,7 @@ func (s *Setup) watchRedis(st core.Store, opts []rules.Option) error {
 		return err
 	}
 	s.Rules = set
-	s.closers = append(s.closers, w)
+	s.closers = append(s.closers, set, w) // the watcher stops first, then the set gives its leased tokens back
 	s.reload = w.Refresh
 	return nil
 }
