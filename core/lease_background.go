@@ -101,13 +101,17 @@ func (s *leaseState) background(f func(ctx context.Context)) bool {
 // store, one refund per lease, and forgets the leases: for a shutdown, so
 // that a stopped instance strands no quota. The limiter stays usable (its
 // hot keys lease again). It returns the store's errors, joined; nil for a
-// limiter that leases nothing.
+// limiter that leases nothing; ctx's error when ctx ends while a background
+// call still runs (a store that does not answer), leaving the leases as
+// they are.
 func (l *Limiter) ReturnLeasedTokens(ctx context.Context) error {
 	s := l.lease
 	if s == nil || s.table == nil {
 		return nil
 	}
-	s.bg.Wait()
+	if err := s.awaitBackground(ctx); err != nil {
+		return err
+	}
 	type held struct {
 		key  string
 		slot leaseSlot
@@ -135,4 +139,21 @@ func (l *Limiter) ReturnLeasedTokens(ctx context.Context) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// awaitBackground waits for s's background lease calls, or for ctx to end,
+// whichever comes first: a call stuck on a store that does not answer ends
+// only at its own timeout (the lease's TTL).
+func (s *leaseState) awaitBackground(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		s.bg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

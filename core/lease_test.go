@@ -332,6 +332,9 @@ func TestTokenLeaseRefreshNeverBlocks(t *testing.T) {
 		admitted++
 	}
 	expect.Equal(t, int64(30), l.TokenLeaseStats().Local-local, "every one decided from the lease")
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	expect.ErrorIs(t, l.ReturnLeasedTokens(done), context.Canceled, "a shutdown's give-back ends with its context, not with the hanging refresh")
 	close(gate)
 	core.WaitTokenLeases(l)
 	expect.True(t, st.leases.Load() > leases, "a refresh was asked for")
