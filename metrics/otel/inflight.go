@@ -32,13 +32,7 @@ import (
 // a bad option, and the Meter's error when the instrument or the callback
 // cannot be made.
 func RegisterInFlight(mp metric.MeterProvider, policies func() []*httplimit.Policy, opts ...Option) (metric.Registration, error) {
-	if mp == nil {
-		return nil, fmt.Errorf("%w: nil metric.MeterProvider", ErrInvalid)
-	}
-	if policies == nil {
-		return nil, fmt.Errorf("%w: nil policies function", ErrInvalid)
-	}
-	c, err := newConfig(opts)
+	c, err := policyCollectorConfig(mp == nil, policies, opts)
 	if err != nil {
 		return nil, err
 	}

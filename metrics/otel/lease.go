@@ -43,13 +43,7 @@ import (
 // a bad option, and the Meter's error when an instrument or the callback
 // cannot be made.
 func RegisterTokenLeases(mp metric.MeterProvider, policies func() []*httplimit.Policy, opts ...Option) (metric.Registration, error) {
-	if mp == nil {
-		return nil, fmt.Errorf("%w: nil metric.MeterProvider", ErrInvalid)
-	}
-	if policies == nil {
-		return nil, fmt.Errorf("%w: nil policies function", ErrInvalid)
-	}
-	c, err := newConfig(opts)
+	c, err := policyCollectorConfig(mp == nil, policies, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -39,13 +39,7 @@ import (
 // ErrInvalid for a nil reg or policies or a bad option, and reg's error when
 // registering fails.
 func RegisterTokenLeases(reg prometheus.Registerer, policies func() []*httplimit.Policy, opts ...Option) (prometheus.Collector, error) {
-	if reg == nil {
-		return nil, fmt.Errorf("%w: nil prometheus.Registerer", ErrInvalid)
-	}
-	if policies == nil {
-		return nil, fmt.Errorf("%w: nil policies function", ErrInvalid)
-	}
-	c, err := newConfig(opts)
+	c, err := policyCollectorConfig(reg == nil, policies, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/ratewarden/ratewarden/httplimit"
 	"github.com/ratewarden/ratewarden/metrics/observerkit"
 )
 
@@ -111,4 +112,18 @@ func WithConstLabels(labels prometheus.Labels) Option {
 // at least 1.
 func WithMaxPolicies(n int) Option {
 	return func(c *config) error { return c.SetMaxPolicies(n, ErrInvalid) }
+}
+
+// policyCollectorConfig checks the arguments of a collector that reads the
+// policies in force at each collection (RegisterInFlight,
+// RegisterTokenLeases), whose registry is missing when noRegistry, and
+// returns its configuration of opts.
+func policyCollectorConfig(noRegistry bool, policies func() []*httplimit.Policy, opts []Option) (config, error) {
+	switch {
+	case noRegistry:
+		return config{}, fmt.Errorf("%w: nil prometheus.Registerer", ErrInvalid)
+	case policies == nil:
+		return config{}, fmt.Errorf("%w: nil policies function", ErrInvalid)
+	}
+	return newConfig(opts)
 }
