@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/keyfuncs"
 )
 
 // WithSettle reserves each admitted request's cost (1, or WithCost's: a
@@ -60,7 +61,7 @@ func WithSettle(actual func(status int, header func(name string) string) (cost i
 // it returns an error wrapping core.ErrInvalidOption.
 func WithSettleHeader(name string) Option {
 	return func(p *Policy) error {
-		if !validHeaderName(name) {
+		if len(name) > 256 || !keyfuncs.ValidHeaderName(name) {
 			return fmt.Errorf("%w: settle header %q is not a header name", core.ErrInvalidOption, name)
 		}
 		if err := settlesUnder(p.lim); err != nil {
@@ -80,29 +81,6 @@ func settlesUnder(lim *core.Limiter) error {
 		return fmt.Errorf("%w: sliding-log cannot charge a cost after the response (it records each admitted unit's instant); use sliding-window, token-bucket or gcra", core.ErrInvalidOption)
 	}
 	return nil
-}
-
-// validHeaderName reports whether name is a non-empty HTTP token.
-func validHeaderName(name string) bool {
-	if name == "" || len(name) > 256 {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c < 0x80 && c > ' ' && isTokenPunct(c)
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
-
-func isTokenPunct(c byte) bool {
-	switch c {
-	case '!', '#', '$', '%', '&', '\'', '*', '+', '-', '.', '^', '_', '`', '|', '~':
-		return true
-	}
-	return false
 }
 
 // ParseCost reads a cost as WithSettleHeader does: a decimal integer from 0

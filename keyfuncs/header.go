@@ -110,7 +110,7 @@ func WithHeaderPrefix(prefix string) Option {
 // The key function is safe for concurrent use and does not allocate unless it
 // hashes.
 func Header(name string, opts ...Option) (Func, error) {
-	if !validFieldName(name) {
+	if !ValidHeaderName(name) {
 		return nil, fmt.Errorf("%w: keyfuncs.Header: %q is not a header field name", core.ErrInvalidOption, name)
 	}
 	cfg := config{ctor: "Header", header: headerConfig{maxLen: DefaultMaxValueLength}}
@@ -155,8 +155,11 @@ func Bounded(v string, maxLen int) string {
 	return string(buf[:])
 }
 
-// validFieldName reports whether name is an RFC 9110 token.
-func validFieldName(name string) bool {
+// ValidHeaderName reports whether name is an RFC 9110 token, as a header
+// field's name (and a method) must be: one or more of the letters, digits
+// and !#$%&'*+-.^_`|~. Options that name a header (keyfuncs.Header,
+// httplimit.WithSettleHeader, a rules document's header fields) check it.
+func ValidHeaderName(name string) bool {
 	if name == "" {
 		return false
 	}

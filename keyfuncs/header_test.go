@@ -90,3 +90,12 @@ func TestHeaderInvalid(t *testing.T) {
 		})
 	}
 }
+
+func TestValidHeaderName(t *testing.T) {
+	for _, name := range []string{"X-Cost", "x-api-key", "A", "!#$%&'*+-.^_`|~09az"} {
+		expect.True(t, keyfuncs.ValidHeaderName(name), name)
+	}
+	for _, name := range []string{"", "X Cost", "X-Cost:", "X-Cöst", "X\tCost", "(x)", "x\r\n"} {
+		expect.False(t, keyfuncs.ValidHeaderName(name), "%q", name)
+	}
+}

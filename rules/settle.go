@@ -6,6 +6,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/keyfuncs"
 )
 
 // Settle is a policy's settle ("settle"): each request reserves Reserve at
@@ -31,7 +32,7 @@ type Settle struct {
 var settleFields = []field[*Settle]{
 	{"header", func(d *decoder, v *yaml.Node, at *path, s *Settle) {
 		if h, ok := d.str(v, at); ok {
-			if !isToken(h) {
+			if len(h) > 256 || !keyfuncs.ValidHeaderName(h) {
 				d.fail(deref(v), at, nil, "settle header %s is not a header name (such as X-Cost)", brief(h))
 				return
 			}
@@ -135,25 +136,6 @@ func fieldNode(n *yaml.Node, name string) *yaml.Node {
 		}
 	}
 	return m
-}
-
-// isToken reports whether s is an HTTP token (a header name) of 1 to 256
-// bytes.
-func isToken(s string) bool {
-	if s == "" || len(s) > 256 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= '0' && c <= '9', c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
-		case c == '!' || c == '#' || c == '$' || c == '%' || c == '&' || c == '\'' || c == '*' || c == '+' ||
-			c == '-' || c == '.' || c == '^' || c == '_' || c == '`' || c == '|' || c == '~':
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // settleCost is the cost a policy's requests reserve: its settle's

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/httplimit"
+	"github.com/ratewarden/ratewarden/keyfuncs"
 )
 
 // TokensPath answers GET with 200 and the response header CostHeader: n,
@@ -48,7 +49,7 @@ func (c *Config) parseSettle(r *rawFlags) error {
 	if r.settleHeader == "" {
 		return nil
 	}
-	if !isToken(r.settleHeader) {
+	if len(r.settleHeader) > 256 || !keyfuncs.ValidHeaderName(r.settleHeader) {
 		return usageErr("-settle-header %q: want a header name, e.g. %s", r.settleHeader, CostHeader)
 	}
 	if r.countOnlyFailures {
@@ -59,25 +60,6 @@ func (c *Config) parseSettle(r *rawFlags) error {
 	}
 	c.SettleHeader = http.CanonicalHeaderKey(r.settleHeader)
 	return nil
-}
-
-// isToken reports whether s is an HTTP token (a header name) of at most 256
-// bytes.
-func isToken(s string) bool {
-	if s == "" || len(s) > 256 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= '0' && c <= '9', c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
-		case c == '!' || c == '#' || c == '$' || c == '%' || c == '&' || c == '\'' || c == '*' || c == '+' ||
-			c == '-' || c == '.' || c == '^' || c == '_' || c == '`' || c == '|' || c == '~':
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // settleOptions is the option of -settle-header: none without it.
