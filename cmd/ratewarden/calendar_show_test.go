@@ -30,6 +30,7 @@ policies:
 // boundary, and the boundary in the quota's zone (an anchor on the 31st
 // falls on a shorter month's last day).
 func TestKeyShowCalendar(t *testing.T) {
+	t.Parallel()
 	tg := targets["single"](t)
 	path := filepath.Join(t.TempDir(), "rules.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(calendarRules), 0o600))

@@ -14,6 +14,7 @@ import (
 // wrong and where help is; nothing goes to standard output. None of these
 // reach Redis (the address is nobody's).
 func TestBadUsage(t *testing.T) {
+	t.Parallel()
 	const nobody = "--redis=redis://127.0.0.1:1"
 	tests := []struct {
 		name string
@@ -64,6 +65,7 @@ func TestBadUsage(t *testing.T) {
 // output and exits 0; so does a bad URL in $RATEWARDEN_REDIS not matter to
 // it.
 func TestHelp(t *testing.T) {
+	t.Parallel()
 	r := ratewarden(t, nil, "-h")
 	assert.Equal(t, exitOK, r.code)
 	for _, c := range commands {
@@ -102,6 +104,7 @@ func TestHelp(t *testing.T) {
 // rules validate checks a file without Redis: valid, invalid (every problem
 // with its position), missing, empty, too large, of a newer schema.
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)

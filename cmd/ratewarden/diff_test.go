@@ -19,6 +19,7 @@ func parseDoc(t *testing.T, src string) *rules.Document {
 // The diff names every field that changed, old -> new, in the document's
 // own words.
 func TestDiffDocuments(t *testing.T) {
+	t.Parallel()
 	const base = "schema: 1\nversion: 1\npolicies:\n"
 	tests := []struct {
 		name      string
@@ -69,6 +70,7 @@ func TestDiffDocuments(t *testing.T) {
 // Versions and schema differences lead; nothing held means every policy is
 // added.
 func TestDiffDocumentsVersions(t *testing.T) {
+	t.Parallel()
 	v1 := parseDoc(t, "schema: 1\nversion: 1\npolicies:\n  - {name: a, limits: [1/s]}\n")
 	v2 := parseDoc(t, "schema: 1\nversion: 2\npolicies:\n  - {name: a, limits: [1/s]}\n")
 	assert.Equal(t, []string{"version: 1 -> 2"}, diffDocuments(v1, v2), "the same rules: the same digest")

@@ -31,6 +31,7 @@ policies:
 // key show reports how many of a key's in-flight slots the instances hold,
 // read from a real Redis; a policy without concurrency says nothing of them.
 func TestKeyShowSlots(t *testing.T) {
+	t.Parallel()
 	tg := targets["single"](t)
 	path := filepath.Join(t.TempDir(), "rules.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(inflightRules), 0o600))

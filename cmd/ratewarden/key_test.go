@@ -46,6 +46,7 @@ func apiRequest(t *testing.T, s *rules.Set, key string) bool {
 // key show reads what the instances counted, under every tier or one, or
 // the key's override; key reset clears it for every instance.
 func TestKeyCommands(t *testing.T) {
+	t.Parallel()
 	for name, start := range targets {
 		t.Run(name, func(t *testing.T) {
 			tg := start(t)
@@ -104,6 +105,7 @@ func TestKeyCommands(t *testing.T) {
 
 // With no rules in Redis, the key commands say so.
 func TestKeyCommandsNoRules(t *testing.T) {
+	t.Parallel()
 	tg := targets["single"](t)
 	for _, cmd := range []string{"show", "reset"} {
 		r := tg.run(t, "key", cmd, "api", "k")

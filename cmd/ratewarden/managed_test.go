@@ -34,6 +34,7 @@ func assertNoSecret(t *testing.T, r result, passwords ...string) {
 // password, and on one that speaks TLS with a private CA, the password and
 // the CA taken from the environment, a password file or the URL.
 func TestManagedRedis(t *testing.T) {
+	t.Parallel()
 	acl := redistest.StartSecure(t, redistest.SecureOptions{Password: longPassword, User: "app", UserPassword: specialPassword})
 	tlsSrv := redistest.StartSecure(t, redistest.SecureOptions{TLS: true, User: "app", UserPassword: specialPassword})
 	pwFile := filepath.Join(t.TempDir(), "password")
@@ -70,6 +71,7 @@ func TestManagedRedis(t *testing.T) {
 // A wrong or missing password, and a certificate the tool does not trust,
 // are exit 1 with a message that says what to fix and holds no password.
 func TestManagedRedisRefused(t *testing.T) {
+	t.Parallel()
 	acl := redistest.StartSecure(t, redistest.SecureOptions{Password: longPassword, User: "app", UserPassword: specialPassword})
 	tlsSrv := redistest.StartSecure(t, redistest.SecureOptions{TLS: true, Password: specialPassword})
 	other, err := redistest.NewTestCA(t.TempDir())
@@ -101,6 +103,7 @@ func TestManagedRedisRefused(t *testing.T) {
 // documents the URL forms, the environment and the password file; a bad URL
 // is exit 2 with its password redacted.
 func TestManagedRedisHelpAndBadURL(t *testing.T) {
+	t.Parallel()
 	withPassword := (&url.URL{Scheme: "rediss", User: url.UserPassword("app", specialPassword), Host: "h:1", Path: "/0"}).String()
 	env := []string{"RATEWARDEN_REDIS=" + withPassword, "RATEWARDEN_REDIS_PASSWORD=" + longPassword}
 	for _, args := range [][]string{{"-h"}, {"rules", "-h"}, {"key", "-h"}, {"rules", "push", "-h"}, {"key", "reset", "-h"}} {

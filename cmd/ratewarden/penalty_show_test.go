@@ -25,6 +25,7 @@ policies:
 // key show reports a key in a policy's penalty box with the block's end;
 // key reset lifts the block, for every instance.
 func TestKeyShowAndResetPenalty(t *testing.T) {
+	t.Parallel()
 	tg := targets["single"](t)
 	path := filepath.Join(t.TempDir(), "rules.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(penaltyRules), 0o600))

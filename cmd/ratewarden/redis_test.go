@@ -55,6 +55,7 @@ func (tg target) docKey() string { return tg.prefix + "{rules}:doc" }
 // refused for its version or its problems leaves Redis as it was; show
 // prints exactly what was pushed; diff says what a push would change.
 func TestRulesCommands(t *testing.T) {
+	t.Parallel()
 	for name, start := range targets {
 		t.Run(name, func(t *testing.T) {
 			tg := start(t)
@@ -159,6 +160,7 @@ counters (what clients have used):
 // A rules key holding garbage is an error for every command, and a push
 // leaves it alone.
 func TestRulesCommandsGarbage(t *testing.T) {
+	t.Parallel()
 	tg := targets["single"](t)
 	ctx := context.Background()
 	require.NoError(t, tg.client.Set(ctx, tg.docKey(), "schema: 1", 0).Err())
@@ -189,6 +191,7 @@ func TestRulesCommandsGarbage(t *testing.T) {
 // Redis down or hung: every command that needs it exits 1 and says why,
 // within --timeout.
 func TestRedisDown(t *testing.T) {
+	t.Parallel()
 	srv := redistest.StartLocal(t)
 	srv.Pause(t)
 	for _, args := range [][]string{{"rules", "show"}, {"rules", "push", "testdata/rules.yaml"}, {"key", "reset", "api", "k"}} {

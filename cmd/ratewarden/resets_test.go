@@ -79,6 +79,7 @@ func login(s *rules.Set, ip string, status int) bool {
 // the reset's announcement reaches them, with no wait for the denial's
 // Retry-After (a minute).
 func TestKeyResetReachesEveryInstance(t *testing.T) {
+	t.Parallel()
 	for name, start := range targets {
 		t.Run(name, func(t *testing.T) {
 			tg := start(t)
@@ -119,6 +120,7 @@ func TestKeyResetReachesEveryInstance(t *testing.T) {
 // key reset's help says what holds of instances that follow the
 // announcements, that missed them, and that do not follow them.
 func TestKeyResetHelp(t *testing.T) {
+	t.Parallel()
 	r := ratewarden(t, nil, "key", "reset", "-h")
 	require.Equal(t, exitOK, r.code, r.stderr)
 	help := strings.Join(strings.Fields(r.stdout+r.stderr), " ")

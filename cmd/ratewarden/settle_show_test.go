@@ -27,6 +27,7 @@ policies:
 // key show reports what a key owes after a settle charged it beyond its
 // quota, and when a request fits again, read from a real Redis.
 func TestKeyShowDebt(t *testing.T) {
+	t.Parallel()
 	tg := targets["single"](t)
 	path := filepath.Join(t.TempDir(), "rules.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(settleRules), 0o600))

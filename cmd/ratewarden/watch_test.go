@@ -81,6 +81,7 @@ func (wt *watcher) waitAnnouncements(t *testing.T, n int64) {
 // go-redis on a single server and a cluster, and again after the
 // instances' subscriptions are killed (they subscribe again).
 func TestPushReachesWatchers(t *testing.T) {
+	t.Parallel()
 	for name, start := range targets {
 		t.Run(name, func(t *testing.T) {
 			tg := start(t)
