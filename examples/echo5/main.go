@@ -48,7 +48,7 @@ func newLimit(setup *flags.Setup) (echo.MiddlewareFunc, error) {
 	// setup.Store is memory.New(), or redisstore.New on a go-redis client of
 	// redisstore.ParseURL's options (-store redis://...).
 	// cfg.LimiterOptions(): -concurrency's core.WithInFlight(core.Concurrent(N)),
-	// -block-for's core.WithBlockFor(DURATION).
+	// -block-for's core.WithBlockFor(DURATION), -lease's core.WithTokenLease.
 	lim, err := core.NewLimiter(setup.Store, cfg.Algorithm, cfg.Limit, cfg.LimiterOptions()...)
 	if err != nil {
 		return nil, err
@@ -58,8 +58,10 @@ func newLimit(setup *flags.Setup) (echo.MiddlewareFunc, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The other flags: -tier, -fail, -dry-run, -count-only-failures, the
-	// error log, the metrics, and /healthz never limited.
+	// The other flags: -tier, -fail, -dry-run, -count-only-failures,
+	// -settle-header, the error log, the metrics, and /healthz never limited;
+	// setup keeps the policy for -metrics' gauges and to give leased tokens
+	// back at shutdown.
 	lim, opts, err := setup.Policy(lim)
 	if err != nil {
 		return nil, err

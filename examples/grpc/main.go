@@ -75,7 +75,7 @@ func newLimit(setup *flags.GRPCSetup) (*grpcmw.Interceptor, error) {
 	// setup.Store is memory.New(), or redisstore.New on a go-redis client of
 	// redisstore.ParseURL's options (-store redis://...).
 	// cfg.LimiterOptions(): -concurrency's core.WithInFlight(core.Concurrent(N)),
-	// -block-for's core.WithBlockFor(DURATION).
+	// -block-for's core.WithBlockFor(DURATION), -lease's core.WithTokenLease.
 	lim, err := core.NewLimiter(setup.Store, cfg.Algorithm, cfg.Limit, cfg.LimiterOptions()...)
 	if err != nil {
 		return nil, err
