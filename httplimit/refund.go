@@ -2,7 +2,6 @@ package httplimit
 
 import (
 	"context"
-	"time"
 
 	"github.com/ratewarden/ratewarden/core"
 )
@@ -59,19 +58,11 @@ func WithRefund(refund func(status int) bool) Option {
 // failed.
 func (p *Policy) refundNow(ctx context.Context, o *outcome, sp spend) (core.Decision, bool) {
 	t := o.t
-	ctx = context.WithoutCancel(ctx)
-	if t.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = core.WithStoreTimeout(ctx, t.timeout)
-		defer cancel()
-	}
-	var began time.Time
+	d, latency, err := p.afterResponse(ctx, t, func(ctx context.Context) (core.Decision, error) {
+		return t.lim.Refund(ctx, sp.key, sp.cost, o.decision)
+	})
 	if p.observer != nil {
-		began = time.Now()
-	}
-	d, err := t.lim.Refund(ctx, sp.key, sp.cost, o.decision)
-	if p.observer != nil {
-		e := Event{Outcome: OutcomeRefunded, Policy: t.name, Decision: d, StoreLatency: time.Since(began), Err: err}
+		e := Event{Outcome: OutcomeRefunded, Policy: t.name, Decision: d, StoreLatency: latency, Err: err}
 		if err != nil {
 			e.Decision = core.Decision{}
 		}

@@ -201,6 +201,18 @@ func (p *Policy) settleNow(ctx context.Context, o *outcome, sp spend, status int
 		return core.Decision{}, false
 	}
 	t := o.t
+	d, latency, err := p.afterResponse(ctx, t, func(ctx context.Context) (core.Decision, error) {
+		return t.lim.Settle(ctx, sp.key, actual, &o.decision)
+	})
+	p.reportSettle(t, d, actual-sp.cost, latency, err)
+	return d, err == nil
+}
+
+// afterResponse makes call, a store call for a request whose response is
+// decided (a settle, a refund), on a context that outlives the client and
+// under t's store timeout, and returns its decision, its latency (when p has
+// an observer to tell it) and its error.
+func (p *Policy) afterResponse(ctx context.Context, t *tier, call func(context.Context) (core.Decision, error)) (core.Decision, time.Duration, error) {
 	ctx = context.WithoutCancel(ctx)
 	if t.timeout > 0 {
 		var cancel context.CancelFunc
@@ -211,13 +223,12 @@ func (p *Policy) settleNow(ctx context.Context, o *outcome, sp spend, status int
 	if p.observer != nil {
 		began = time.Now()
 	}
-	d, err := t.lim.Settle(ctx, sp.key, actual, &o.decision)
+	d, err := call(ctx)
 	var latency time.Duration
 	if p.observer != nil {
 		latency = time.Since(began)
 	}
-	p.reportSettle(t, d, actual-sp.cost, latency, err)
-	return d, err == nil
+	return d, latency, err
 }
 
 // reportSettle tells the observer (or the log) how a settle on t ended.
