@@ -102,10 +102,7 @@ func (s *Store) takeCalendar(ctx context.Context, req core.TakeRequest) (core.De
 	if err := checkCalendarDebt(req); err != nil {
 		return core.Decision{}, err
 	}
-	now := int64(-1) // the server's TIME
-	if s.cfg.callerClock {
-		now = core.Micros(req.Now)
-	}
+	now := s.callNow(req)
 	var buf [maxStackLimits]*encodedLimit
 	encs, err := s.checkCalendar(req, now, buf[:0])
 	if err != nil {

@@ -58,15 +58,7 @@ func checkRequest(req core.TakeRequest, take, callerNow bool, now int64, dst []*
 // entries.
 func (c *config) appendCall(dst []string, req core.TakeRequest, now int64, encs []*encodedLimit) []string {
 	dst = c.appendKeys(dst, req, encs)
-	dst = append(dst, strconv.FormatInt(req.Cost, 10))
-	meter := req.Algorithm.OneWord()
-	for _, e := range encs {
-		if meter {
-			dst = append(dst, e.interval, e.tau)
-		} else {
-			dst = append(dst, e.rate, e.period)
-		}
-	}
+	dst = appendFigures(dst, req, encs)
 	if req.Cost < 0 {
 		age := refundAge(req)
 		if now < 0 && req.Algorithm == core.SlidingLog {
@@ -192,4 +184,29 @@ func encodeLimit(l core.Limit) (*encodedLimit, error) {
 		}
 	}
 	return e, nil
+}
+
+// callNow is the now a call of req sends: the caller's time (µs) in
+// caller-clock mode, else -1, for the script to read Redis's TIME.
+func (s *Store) callNow(req core.TakeRequest) int64 {
+	if s.cfg.callerClock {
+		return core.Micros(req.Now)
+	}
+	return -1
+}
+
+// appendFigures appends to dst the cost of req and its limits' figures
+// (checked into encs), as every script takes them: interval and tau (µs)
+// for the meters, rate and period (µs) for the windows and the sliding log.
+func appendFigures(dst []string, req core.TakeRequest, encs []*encodedLimit) []string {
+	dst = append(dst, strconv.FormatInt(req.Cost, 10))
+	meter := req.Algorithm.OneWord()
+	for _, e := range encs {
+		if meter {
+			dst = append(dst, e.interval, e.tau)
+		} else {
+			dst = append(dst, e.rate, e.period)
+		}
+	}
+	return dst
 }

@@ -26,10 +26,7 @@ func (s *Store) LeaseTokens(ctx context.Context, req core.TakeRequest, want int6
 	if err := req.CheckLease(want, ttl); err != nil {
 		return core.TokenGrant{}, err
 	}
-	now := int64(-1) // the server's TIME
-	if s.cfg.callerClock {
-		now = core.Micros(req.Now)
-	}
+	now := s.callNow(req)
 	var buf [maxStackLimits]*encodedLimit
 	encs, err := checkRequest(req, true, s.cfg.callerClock, now, buf[:0])
 	if err != nil {
@@ -69,15 +66,7 @@ func (s *Store) LeaseTokens(ctx context.Context, req core.TakeRequest, want int6
 // want.
 func (c *config) appendLeaseCall(dst []string, req core.TakeRequest, now int64, encs []*encodedLimit, want int64) []string {
 	dst = c.appendKeys(dst, req, encs)
-	dst = append(dst, strconv.FormatInt(req.Cost, 10))
-	meter := req.Algorithm.OneWord()
-	for _, e := range encs {
-		if meter {
-			dst = append(dst, e.interval, e.tau)
-		} else {
-			dst = append(dst, e.rate, e.period)
-		}
-	}
+	dst = appendFigures(dst, req, encs)
 	t := serverTime
 	if now >= 0 {
 		t = strconv.FormatInt(now, 10)

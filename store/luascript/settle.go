@@ -193,10 +193,7 @@ func (s *Store) settle(ctx context.Context, req core.TakeRequest) (core.Decision
 	if err := checkSettle(req); err != nil {
 		return core.Decision{}, err
 	}
-	now := int64(-1) // the server's TIME
-	if s.cfg.callerClock {
-		now = core.Micros(req.Now)
-	}
+	now := s.callNow(req)
 	var buf [maxStackLimits]*encodedLimit
 	encs, err := checkRequest(req, true, s.cfg.callerClock, now, buf[:0])
 	if err != nil {

@@ -106,10 +106,7 @@ func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, 
 	if req.Charge || req.MaxDebt != 0 {
 		return s.settle(ctx, req) // a settle's charge or debt (settle.go)
 	}
-	now := int64(-1) // the server's TIME
-	if s.cfg.callerClock {
-		now = core.Micros(req.Now)
-	}
+	now := s.callNow(req)
 	var buf [maxStackLimits]*encodedLimit
 	encs, err := checkRequest(req, true, s.cfg.callerClock, now, buf[:0])
 	if err == nil && req.BlockFor != 0 {
