@@ -301,3 +301,21 @@ func after(now int64, d time.Duration) int64 {
 	}
 	return max(now+int64(d), 1)
 }
+
+// takeAfter makes req, a store call that follows a decision (a refund, a
+// settle), through l's breaker: it never probes (the requests do), so
+// while the breaker is open it changes nothing and returns ErrBreakerOpen
+// with the time until the next probe; its outcome counts as the requests'
+// do.
+func (l *Limiter) takeAfter(ctx context.Context, req TakeRequest, now time.Time) (Decision, error) {
+	if b := l.breaker; b != nil {
+		if until := b.openUntil.Load(); until != 0 {
+			return Decision{RetryAfter: max(time.Duration(until-now.UnixNano()), 0)}, ErrBreakerOpen
+		}
+	}
+	d, err := l.store.Take(ctx, req)
+	if l.breaker != nil && (err != nil || l.breaker.failures.Load() != 0) {
+		l.record(ctx, err, false, now)
+	}
+	return d, err
+}

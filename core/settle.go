@@ -139,15 +139,7 @@ func (l *Limiter) Settle(ctx context.Context, key string, actual int64, reserved
 		}
 		req.Cost, req.Charge = actual-est, true
 	}
-	if b := l.breaker; b != nil {
-		if until := b.openUntil.Load(); until != 0 {
-			return Decision{RetryAfter: max(time.Duration(until-now.UnixNano()), 0)}, ErrBreakerOpen
-		}
-	}
-	d, err := l.store.Take(ctx, req)
-	if l.breaker != nil && (err != nil || l.breaker.failures.Load() != 0) {
-		l.record(ctx, err, false, now)
-	}
+	d, err := l.takeAfter(ctx, req, now)
 	if err == nil {
 		d.at, d.spent = Micros(now), -1
 	}

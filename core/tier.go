@@ -106,17 +106,7 @@ func (l *Limiter) Refund(ctx context.Context, key string, n int64, admitted Deci
 			req.Admitted = at
 		}
 	}
-	if b := l.breaker; b != nil {
-		// A refund never probes (the requests do): while the breaker is
-		// open it gives nothing back.
-		if until := b.openUntil.Load(); until != 0 {
-			return Decision{RetryAfter: max(time.Duration(until-now.UnixNano()), 0)}, ErrBreakerOpen
-		}
-	}
-	d, err := l.store.Take(ctx, req)
-	if l.breaker != nil && (err != nil || l.breaker.failures.Load() != 0) {
-		l.record(ctx, err, false, now)
-	}
+	d, err := l.takeAfter(ctx, req, now)
 	if err == nil {
 		d.at = Micros(now)
 	}
