@@ -154,6 +154,11 @@ func (sh *shard) makeRoom(own tableKind, now int64) bool {
 // the shard's mutex. A word written under other figures is re-expressed
 // first, under the shard's mutex.
 func (sh *shard) takeWord(d *core.Decision, tag uint64, req *core.TakeRequest, now int64) error {
+	if wm, ok := req.WordMeter(now); ok { // a plain spend of a key held: checked once
+		if s, ok := sh.words.find(tag); ok && spendWord(d, &s.val, &wm, now) == 0 {
+			return nil
+		}
+	}
 	unit := req.WordUnit()
 	for {
 		if s, ok := sh.words.find(tag); ok {
@@ -220,6 +225,30 @@ func (sh *shard) reexpressWord(tag uint64, req *core.TakeRequest, unit, now int6
 			s.val.unit.Store(unit)
 			s.val.word.Store(next)
 			return
+		}
+	}
+}
+
+// spendWord is applyWord for a WordMeter, the plain spend: it returns 0
+// once it has decided into d, else the sentinel it met (or wordStale), for
+// takeWord's general path to handle.
+func spendWord(d *core.Decision, m *meterVal, wm *core.WordMeter, now int64) int64 {
+	unit := wm.Unit()
+	for {
+		v := m.word.Load()
+		if v < 0 {
+			return v
+		}
+		if m.unit.Load() != unit {
+			return wordStale
+		}
+		next := wm.Advance(v, now)
+		if next == v && m.word.Load() != v {
+			continue // the word changed, perhaps re-expressed, after it was read
+		}
+		if next == v || m.word.CompareAndSwap(v, next) {
+			wm.Decide(d, v, now)
+			return 0
 		}
 	}
 }

@@ -1,0 +1,50 @@
+package core
+
+// WordMeter is a request that spends from a one-word meter (GCRA, token or
+// leaky bucket under one limit, State.T alone), checked once: the hot path of
+// a lock-free store, which loads the word, swaps in Advance's result and
+// builds the decision with Decide on the word it loaded, without Take's
+// checks on every call (TakeRequest.AdvanceWord and Decide make them each
+// time). A zero WordMeter is not valid; get one from TakeRequest.WordMeter.
+type WordMeter struct {
+	p     *params
+	limit *Limit
+	cost  int64
+	alg   Algorithm
+}
+
+// WordMeter returns r as a WordMeter at now (µs since the epoch), and false
+// when r is not the plain spend it covers: r was not built by a Limiter (or
+// was changed since), its cost is not positive, it is a settle's charge, it
+// has several limits or a penalty box, its algorithm keeps more than one
+// word, or now is out of range. The store then takes the general path
+// (WordUnit, AdvanceWord and Decide), which decides every request.
+func (r *TakeRequest) WordMeter(now int64) (WordMeter, bool) {
+	p := r.prepared()
+	if p == nil || len(p.params) != 1 || !r.Algorithm.OneWord() || r.Cost <= 0 || r.Charge || r.BlockFor != 0 ||
+		now < 0 || now > MaxTime {
+		return WordMeter{}, false
+	}
+	return WordMeter{p: &p.params[0], limit: &r.Limits[0], cost: r.Cost, alg: r.Algorithm}, true
+}
+
+// Unit is the meter's emission interval (µs), as WordUnit returns it: a
+// store keeps it beside the word, so that a word written under other figures
+// is re-expressed (ReexpressWord) before it is spent from.
+func (m *WordMeter) Unit() int64 { return m.p.interval }
+
+// Advance returns the word the request leaves at now, from the word t: t
+// itself when the cost does not fit (a denial writes nothing), as
+// AdvanceWord does.
+func (m *WordMeter) Advance(t, now int64) int64 { return advanceWord(m.p, t, m.cost, now) }
+
+// Decide writes into d the decision of the request at now on the word t it
+// loaded (the one Advance's result replaced), as Decide does.
+func (m *WordMeter) Decide(d *Decision, t, now int64) {
+	s := State{T: t}
+	meterInto(d, &s, m.p, m.cost, now, true, m.alg == LeakyBucket)
+	d.Limit, d.Index = *m.limit, 0
+	if m.p.debt != 0 {
+		d.Debt = m.alg.debtOf(&s, m.p, now)
+	}
+}

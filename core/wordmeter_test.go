@@ -1,0 +1,91 @@
+package core_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
+)
+
+// preparedWith is prepared with the Limiter's options.
+func preparedWith(t *testing.T, alg core.Algorithm, l core.Limit, opts ...core.Option) core.TakeRequest {
+	t.Helper()
+	st := &captureStore{}
+	lim, err := core.NewLimiter(st, alg, l, opts...)
+	must.NoError(t, err)
+	_, err = lim.Allow(context.Background(), "k")
+	must.NoError(t, err)
+	return st.req
+}
+
+// A WordMeter decides exactly as AdvanceWord and Decide do, word and
+// Decision alike, under a debt bound too: the memory store takes it on its
+// hot path and the general path everywhere else.
+func TestWordMeterAgreesWithDecide(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	limits := []core.Limit{core.PerSecond(10), core.PerMinute(7).WithBurst(3), core.Every(5, 30*time.Second).WithBurst(40)}
+	for _, alg := range []core.Algorithm{core.TokenBucket, core.LeakyBucket, core.GCRA} {
+		for _, l := range limits {
+			for _, opts := range [][]core.Option{nil, {core.WithDebt(2)}} {
+				req := preparedWith(t, alg, l, opts...)
+				var st [1]core.State
+				now := int64(1_700_000_000_000_000)
+				for range 1000 {
+					now += rng.Int64N(3 * l.Period.Microseconds() / l.Rate)
+					req.Cost = 1 + rng.Int64N(l.EffectiveBurst()+1)
+					wm, ok := req.WordMeter(now)
+					must.True(t, ok, "%s %s: a Limiter's plain spend is a WordMeter", alg, l)
+					expect.Equal(t, req.WordUnit(), wm.Unit(), "the unit")
+					t0 := st[0].T
+					next := wm.Advance(t0, now)
+					var want, got core.Decision
+					must.NoError(t, req.Decide(&want, st[:], now))
+					wm.Decide(&got, t0, now)
+					must.Equal(t, st[0].T, next, "%s %s cost %d at %d: the word", alg, l, req.Cost, now)
+					must.Equal(t, want, got, "%s %s cost %d at %d: the decision", alg, l, req.Cost, now)
+				}
+			}
+		}
+	}
+}
+
+// WordMeter covers a Limiter's plain spend of one meter and nothing else:
+// the store decides the rest on its general path.
+func TestWordMeterRefusesWhatItDoesNotCover(t *testing.T) {
+	const now = int64(1_700_000_000_000_000)
+	l := core.PerSecond(10)
+	cases := map[string]struct {
+		req core.TakeRequest
+		now int64
+	}{
+		"built by hand":    {core.TakeRequest{Algorithm: core.GCRA, Limits: []core.Limit{l}, Cost: 1}, now},
+		"peek":             {withCost(preparedWith(t, core.GCRA, l), 0), now},
+		"refund":           {withCost(preparedWith(t, core.GCRA, l), -1), now},
+		"window":           {preparedWith(t, core.FixedWindow, l), now},
+		"two limits":       {preparedWith(t, core.GCRA, l, core.WithLimit(core.PerHour(100))), now},
+		"penalty box":      {preparedWith(t, core.GCRA, l, core.WithBlockFor(time.Minute)), now},
+		"settle's charge":  {withCharge(preparedWith(t, core.GCRA, l, core.WithDebt(3))), now},
+		"negative time":    {preparedWith(t, core.GCRA, l), -1},
+		"time past max":    {preparedWith(t, core.GCRA, l), core.MaxTime + 1},
+		"limits changed":   {withLimits(preparedWith(t, core.GCRA, l), core.PerSecond(10)), now},
+		"algorithm change": {withAlgorithm(preparedWith(t, core.GCRA, l), core.TokenBucket), now},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, ok := c.req.WordMeter(c.now)
+			expect.False(t, ok)
+		})
+	}
+}
+
+func withCost(r core.TakeRequest, n int64) core.TakeRequest { r.Cost = n; return r }
+
+func withCharge(r core.TakeRequest) core.TakeRequest { r.Charge = true; return r }
+
+func withLimits(r core.TakeRequest, ls ...core.Limit) core.TakeRequest { r.Limits = ls; return r }
+
+func withAlgorithm(r core.TakeRequest, a core.Algorithm) core.TakeRequest { r.Algorithm = a; return r }
