@@ -32,6 +32,10 @@ type Limiter struct {
 	lease *leaseState
 	// debt is the debt bound of a settle (WithDebt); 0 when none.
 	debt int64
+	// direct is the store's TakeMicros, nil when it has none (see
+	// MicrosTaker); base is the request it is sent, less key, cost and now.
+	direct MicrosTaker
+	base   TakeRequest
 }
 
 // Option configures a Limiter.
@@ -100,6 +104,7 @@ func NewLimiter(store Store, alg Algorithm, limit Limit, opts ...Option) (*Limit
 	if err := l.checkStore(); err != nil {
 		return nil, err
 	}
+	l.prepareDirect()
 	return l, nil
 }
 
@@ -172,6 +177,22 @@ func (l *Limiter) AllowNAt(ctx context.Context, key string, n int64, arrival tim
 	if n < 0 {
 		return Decision{}, fmt.Errorf("%w: %d is negative", ErrInvalidCost, n)
 	}
+	if l.direct != nil {
+		if us, ok := l.nowMicros(arrival); ok {
+			ask, probe, wait := l.enterBreaker(us * 1000)
+			if !ask {
+				return Decision{RetryAfter: wait}, ErrBreakerOpen
+			}
+			d, err = l.direct.TakeMicros(ctx, &l.base, key, n, us)
+			if b := l.breaker; b != nil && (err != nil || probe || b.failures.Load() != 0) {
+				l.record(ctx, err, probe, time.UnixMicro(us))
+			}
+			if err == nil {
+				d.at, d.spent = us, n
+			}
+			return d, err
+		}
+	}
 	var now time.Time
 	switch {
 	case !l.sys:
@@ -186,13 +207,9 @@ func (l *Limiter) AllowNAt(ctx context.Context, key string, n int64, arrival tim
 			return d, nil
 		}
 	}
-	probe := false
-	if b := l.breaker; b != nil && b.openUntil.Load() != 0 {
-		var ask bool
-		var wait time.Duration
-		if ask, probe, wait = b.enter(now.UnixNano()); !ask {
-			return Decision{RetryAfter: wait}, ErrBreakerOpen
-		}
+	ask, probe, wait := l.enterBreaker(now.UnixNano())
+	if !ask {
+		return Decision{RetryAfter: wait}, ErrBreakerOpen
 	}
 	if l.lease != nil && n > 0 {
 		d, err = l.lease.call(ctx, l, key, n, now) // lease_limiter.go
@@ -209,6 +226,16 @@ func (l *Limiter) AllowNAt(ctx context.Context, key string, n int64, arrival tim
 		d.at, d.spent = Micros(now), n
 	}
 	return
+}
+
+// enterBreaker asks l's breaker, if it is open, whether a store call may go
+// out at now (ns): ask is false while it stays open (wait is then the time
+// until it probes), probe true for the one call that probes it.
+func (l *Limiter) enterBreaker(now int64) (ask, probe bool, wait time.Duration) {
+	if b := l.breaker; b != nil && b.openUntil.Load() != 0 {
+		return b.enter(now)
+	}
+	return true, false, 0
 }
 
 // record tells l's breaker how a store call that began at began ended; a

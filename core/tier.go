@@ -37,6 +37,7 @@ func (l *Limiter) Tier(name string, limit Limit, more ...Limit) (*Limiter, error
 		return nil, fmt.Errorf("tier %q: %w", name, err)
 	}
 	t.name = name
+	t.prepareDirect()
 	return t, nil
 }
 

@@ -188,26 +188,42 @@ var errInvalidRequest = errors.New("memory: invalid request")
 
 // Take decides req atomically and spends its cost when admitted.
 func (s *Store) Take(_ context.Context, req core.TakeRequest) (d core.Decision, err error) {
+	err = s.take(&d, &req, core.Micros(req.Now))
+	return d, err
+}
+
+// TakeMicros is Take for a Limiter in this process (core.MicrosTaker): base
+// with key, cost and now (µs since the Unix epoch) filled in.
+func (s *Store) TakeMicros(_ context.Context, base *core.TakeRequest, key string, cost, now int64) (d core.Decision, err error) {
+	req := *base
+	req.Key, req.Cost, req.Now = key, cost, time.UnixMicro(now)
+	err = s.take(&d, &req, now)
+	return d, err
+}
+
+// take decides req at now (µs since the Unix epoch, req.Now's) into d,
+// which the callers return: a Decision written once, not copied from frame
+// to frame.
+func (s *Store) take(d *core.Decision, req *core.TakeRequest, now int64) error {
 	if s.closed.Load() {
-		return core.Decision{}, core.ErrStoreClosed
+		return core.ErrStoreClosed
 	}
 	if len(req.Limits) == 0 {
-		return core.Decision{}, fmt.Errorf("%w: no limits: %w", errInvalidRequest, core.ErrInvalidLimit)
+		return fmt.Errorf("%w: no limits: %w", errInvalidRequest, core.ErrInvalidLimit)
 	}
-	now := core.Micros(req.Now)
-	tag := s.tag(&req)
+	tag := s.tag(req)
 	sh := &s.shards[tag>>s.shardShift]
 	if len(req.Limits) == 1 && req.BlockFor == 0 { // a penalty box lives in an entry
 		if req.Algorithm.OneWord() {
-			err = sh.takeWord(&d, tag, &req, now)
-			return d, err
+			return sh.takeWord(d, tag, req, now)
 		}
 		if pk, ok := req.WindowPacking(); ok {
-			err = sh.takeWindow(&d, tag, &req, pk, now)
-			return d, err
+			return sh.takeWindow(d, tag, req, pk, now)
 		}
 	}
-	return sh.takeEntry(tag, &req, now)
+	var err error
+	*d, err = sh.takeEntry(tag, req, now)
+	return err
 }
 
 // Reset forgets the state of req's key under req's algorithm and number of
