@@ -9,7 +9,8 @@ import (
 // write in one step, never get-then-set across a network), deciding exactly as
 // [Algorithm.ApplyAll] does; package testing/storetest checks it, and
 // [TakeRequest.Decide] does it with the figures the Limiter computed once.
-// Optional extras (io.Closer, [Resetter]) are found by type assertion.
+// Optional extras (io.Closer, [Resetter], [StoreChecker], [TokenLeaser],
+// [InFlightStore], [MicrosTaker]) are found by type assertion.
 type Store interface {
 	// Take decides req and, when it is admitted, spends its cost under every
 	// limit. Being limited is a Decision; an error means the store could not

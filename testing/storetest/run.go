@@ -38,6 +38,7 @@ func Run(t *testing.T, newStore NewStore) {
 	t.Run("InFlight", func(t *testing.T) { RunInFlight(t, newStore) })
 	t.Run("Settle", func(t *testing.T) { RunSettle(t, newStore) })
 	t.Run("TokenLease", func(t *testing.T) { RunTokenLease(t, newStore) })
+	t.Run("MicrosTaker", func(t *testing.T) { RunMicrosTaker(t, newStore) })
 }
 
 // limitSets are the limit configurations every algorithm is driven with.
