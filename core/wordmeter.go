@@ -1,5 +1,7 @@
 package core
 
+import "math/bits"
+
 // WordMeter is a request that spends from a one-word meter (GCRA, token or
 // leaky bucket under one limit, State.T alone), checked once: the hot path of
 // a lock-free store, which loads the word, swaps in Advance's result and
@@ -46,5 +48,56 @@ func (m *WordMeter) Decide(d *Decision, t, now int64) {
 	d.Limit, d.Index = *m.limit, 0
 	if m.p.debt != 0 {
 		d.Debt = m.alg.debtOf(&s, m.p, now)
+	}
+}
+
+// PackedWindow is a request that spends from a window packed in one word (a
+// fixed or sliding window under one limit whose state packs, see
+// WindowPacking), checked once, as WordMeter is for a meter: a lock-free
+// store swaps in Advance's result and builds the decision with Decide on
+// the word it loaded, as AdvanceWindowWord and DecideWindowWord do. A zero
+// PackedWindow is not valid; get one from TakeRequest.PackedWindow.
+type PackedWindow struct {
+	p     *params
+	limit *Limit
+	pk    WindowPacking
+	cost  int64
+	alg   Algorithm
+}
+
+// PackedWindow returns r as a PackedWindow at now (µs since the epoch), and
+// false when r is not the plain spend it covers (see WordMeter) or its
+// state does not pack.
+func (r *TakeRequest) PackedWindow(now int64) (PackedWindow, bool) {
+	pl := r.prepared()
+	if pl == nil || len(pl.params) != 1 || (r.Algorithm != FixedWindow && r.Algorithm != SlidingWindow) ||
+		r.Limits[0].Calendar != 0 || r.Cost <= 0 || r.Charge || r.BlockFor != 0 || now < 0 || now > MaxTime {
+		return PackedWindow{}, false
+	}
+	p := &pl.params[0]
+	pk, ok := packingOf(p.period, bits.Len64(uint64(p.rate+p.debt)), r.Algorithm == SlidingWindow)
+	if !ok {
+		return PackedWindow{}, false
+	}
+	return PackedWindow{p: p, limit: &r.Limits[0], pk: pk, cost: r.Cost, alg: r.Algorithm}, true
+}
+
+// Packing is how the window's state packs, as WindowPacking returns it: a
+// store keeps it beside the word, so that a word packed under other figures
+// is re-expressed (ReexpressWindowWord) before it is spent from.
+func (w *PackedWindow) Packing() WindowPacking { return w.pk }
+
+// Advance returns the word the request leaves at now, from the word it
+// loaded (not negative): word itself when the cost does not fit.
+func (w *PackedWindow) Advance(word, now int64) int64 { return w.pk.advance(w.p, word, w.cost, now) }
+
+// Decide writes into d the decision of the request at now on the word it
+// loaded (the one Advance's result replaced), as DecideWindowWord does.
+func (w *PackedWindow) Decide(d *Decision, word, now int64) {
+	s := w.pk.Unpack(word)
+	*d = w.alg.decide(&s, w.p, w.cost, now, false)
+	d.Limit, d.Index = *w.limit, 0
+	if w.p.debt != 0 {
+		d.Debt = w.alg.debtOf(&s, w.p, now)
 	}
 }

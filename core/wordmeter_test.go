@@ -89,3 +89,65 @@ func withCharge(r core.TakeRequest) core.TakeRequest { r.Charge = true; return r
 func withLimits(r core.TakeRequest, ls ...core.Limit) core.TakeRequest { r.Limits = ls; return r }
 
 func withAlgorithm(r core.TakeRequest, a core.Algorithm) core.TakeRequest { r.Algorithm = a; return r }
+
+// A PackedWindow decides exactly as AdvanceWindowWord and
+// DecideWindowWord do, fixed and sliding, under a debt bound too.
+func TestPackedWindowAgreesWithWindowWord(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	limits := []core.Limit{core.PerSecond(10), core.PerMinute(7), core.Every(500, 30*time.Second)}
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow} {
+		for _, l := range limits {
+			for _, opts := range [][]core.Option{nil, {core.WithDebt(2)}} {
+				req := preparedWith(t, alg, l, opts...)
+				pk, ok := req.WindowPacking()
+				must.True(t, ok, "%s %s packs", alg, l)
+				var word int64
+				now := int64(1_700_000_000_000_000)
+				for range 1000 {
+					now += rng.Int64N(3 * l.Period.Microseconds() / l.Rate)
+					req.Cost = 1 + rng.Int64N(l.Rate/2+1)
+					pw, ok := req.PackedWindow(now)
+					must.True(t, ok, "%s %s: a Limiter's plain spend is a PackedWindow", alg, l)
+					expect.Equal(t, pk, pw.Packing(), "the packing")
+					next := req.AdvanceWindowWord(word, now)
+					var want, got core.Decision
+					must.NoError(t, req.DecideWindowWord(&want, word, now))
+					pw.Decide(&got, word, now)
+					must.Equal(t, next, pw.Advance(word, now), "%s %s cost %d at %d: the word", alg, l, req.Cost, now)
+					must.Equal(t, want, got, "%s %s cost %d at %d: the decision", alg, l, req.Cost, now)
+					word = next
+				}
+			}
+		}
+	}
+}
+
+// PackedWindow covers a Limiter's plain spend of a packed window and
+// nothing else.
+func TestPackedWindowRefusesWhatItDoesNotCover(t *testing.T) {
+	const now = int64(1_700_000_000_000_000)
+	l := core.PerSecond(10)
+	cases := map[string]struct {
+		req core.TakeRequest
+		now int64
+	}{
+		"built by hand":   {core.TakeRequest{Algorithm: core.FixedWindow, Limits: []core.Limit{l}, Cost: 1}, now},
+		"peek":            {withCost(preparedWith(t, core.FixedWindow, l), 0), now},
+		"refund":          {withCost(preparedWith(t, core.FixedWindow, l), -1), now},
+		"meter":           {preparedWith(t, core.GCRA, l), now},
+		"log":             {preparedWith(t, core.SlidingLog, l), now},
+		"two limits":      {preparedWith(t, core.FixedWindow, l, core.WithLimit(core.PerHour(100))), now},
+		"penalty box":     {preparedWith(t, core.FixedWindow, l, core.WithBlockFor(time.Minute)), now},
+		"settle's charge": {withCharge(preparedWith(t, core.FixedWindow, l, core.WithDebt(3))), now},
+		"calendar":        {preparedWith(t, core.FixedWindow, core.Monthly(100)), now},
+		"does not pack":   {preparedWith(t, core.SlidingWindow, core.PerSecond(1_000_000)), now},
+		"negative time":   {preparedWith(t, core.FixedWindow, l), -1},
+		"time past max":   {preparedWith(t, core.FixedWindow, l), core.MaxTime + 1},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, ok := c.req.PackedWindow(c.now)
+			expect.False(t, ok)
+		})
+	}
+}
