@@ -24,8 +24,14 @@ func (s *captureStore) Take(_ context.Context, req core.TakeRequest) (core.Decis
 // the figures the Limiter computed once.
 func prepared(t *testing.T, alg core.Algorithm, l core.Limit) core.TakeRequest {
 	t.Helper()
+	return preparedWith(t, alg, l)
+}
+
+// preparedWith is prepared with the Limiter's options.
+func preparedWith(t *testing.T, alg core.Algorithm, l core.Limit, opts ...core.Option) core.TakeRequest {
+	t.Helper()
 	st := &captureStore{}
-	lim, err := core.NewLimiter(st, alg, l)
+	lim, err := core.NewLimiter(st, alg, l, opts...)
 	must.NoError(t, err)
 	_, err = lim.Allow(context.Background(), "k")
 	must.NoError(t, err)

@@ -1,7 +1,6 @@
 package core_test
 
 import (
-	"context"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -10,17 +9,6 @@ import (
 	"github.com/ratewarden/ratewarden/internal/expect"
 	"github.com/ratewarden/ratewarden/internal/must"
 )
-
-// preparedWith is prepared with the Limiter's options.
-func preparedWith(t *testing.T, alg core.Algorithm, l core.Limit, opts ...core.Option) core.TakeRequest {
-	t.Helper()
-	st := &captureStore{}
-	lim, err := core.NewLimiter(st, alg, l, opts...)
-	must.NoError(t, err)
-	_, err = lim.Allow(context.Background(), "k")
-	must.NoError(t, err)
-	return st.req
-}
 
 // A WordMeter decides exactly as AdvanceWord and Decide do, word and
 // Decision alike, under a debt bound too: the memory store takes it on its
