@@ -7,7 +7,8 @@ import "math/bits"
 // a lock-free store, which loads the word, swaps in Advance's result and
 // builds the decision with Decide on the word it loaded, without Take's
 // checks on every call (TakeRequest.AdvanceWord and Decide make them each
-// time). A zero WordMeter is not valid; get one from TakeRequest.WordMeter.
+// time). Get one from TakeRequest.WordMeter; a zero WordMeter decides
+// nothing (Advance returns the word as it is, Decide writes a zero Decision).
 type WordMeter struct {
 	p     *params
 	limit *Limit
@@ -33,16 +34,30 @@ func (r *TakeRequest) WordMeter(now int64) (WordMeter, bool) {
 // Unit is the meter's emission interval (µs), as WordUnit returns it: a
 // store keeps it beside the word, so that a word written under other figures
 // is re-expressed (ReexpressWord) before it is spent from.
-func (m *WordMeter) Unit() int64 { return m.p.interval }
+func (m *WordMeter) Unit() int64 {
+	if m.p == nil {
+		return 0
+	}
+	return m.p.interval
+}
 
 // Advance returns the word the request leaves at now, from the word t: t
 // itself when the cost does not fit (a denial writes nothing), as
 // AdvanceWord does.
-func (m *WordMeter) Advance(t, now int64) int64 { return advanceWord(m.p, t, m.cost, now) }
+func (m *WordMeter) Advance(t, now int64) int64 {
+	if m.p == nil {
+		return t
+	}
+	return advanceWord(m.p, t, m.cost, now)
+}
 
 // Decide writes into d the decision of the request at now on the word t it
 // loaded (the one Advance's result replaced), as Decide does.
 func (m *WordMeter) Decide(d *Decision, t, now int64) {
+	if m.p == nil {
+		*d = Decision{}
+		return
+	}
 	s := State{T: t}
 	meterInto(d, &s, m.p, m.cost, now, true, m.alg == LeakyBucket)
 	d.Limit, d.Index = *m.limit, 0
@@ -55,8 +70,9 @@ func (m *WordMeter) Decide(d *Decision, t, now int64) {
 // fixed or sliding window under one limit whose state packs, see
 // WindowPacking), checked once, as WordMeter is for a meter: a lock-free
 // store swaps in Advance's result and builds the decision with Decide on
-// the word it loaded, as AdvanceWindowWord and DecideWindowWord do. A zero
-// PackedWindow is not valid; get one from TakeRequest.PackedWindow.
+// the word it loaded, as AdvanceWindowWord and DecideWindowWord do. Get one
+// from TakeRequest.PackedWindow; a zero PackedWindow decides
+// nothing, as a zero WordMeter.
 type PackedWindow struct {
 	p     *params
 	limit *Limit
@@ -88,12 +104,22 @@ func (r *TakeRequest) PackedWindow(now int64) (PackedWindow, bool) {
 func (w *PackedWindow) Packing() WindowPacking { return w.pk }
 
 // Advance returns the word the request leaves at now, from the word it
-// loaded (not negative): word itself when the cost does not fit.
-func (w *PackedWindow) Advance(word, now int64) int64 { return w.pk.advance(w.p, word, w.cost, now) }
+// loaded: word itself when the cost does not fit, or the word is negative
+// (a store's sentinel).
+func (w *PackedWindow) Advance(word, now int64) int64 {
+	if w.p == nil || word < 0 {
+		return word
+	}
+	return w.pk.advance(w.p, word, w.cost, now)
+}
 
 // Decide writes into d the decision of the request at now on the word it
 // loaded (the one Advance's result replaced), as DecideWindowWord does.
 func (w *PackedWindow) Decide(d *Decision, word, now int64) {
+	if w.p == nil {
+		*d = Decision{}
+		return
+	}
 	s := w.pk.Unpack(word)
 	*d = w.alg.decide(&s, w.p, w.cost, now, false)
 	d.Limit, d.Index = *w.limit, 0

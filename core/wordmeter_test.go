@@ -139,3 +139,20 @@ func TestPackedWindowRefusesWhatItDoesNotCover(t *testing.T) {
 		})
 	}
 }
+
+// A zero WordMeter or PackedWindow, one a store made without asking the
+// request, decides nothing and never panics.
+func TestZeroWordViewsDecideNothing(t *testing.T) {
+	var wm core.WordMeter
+	var pw core.PackedWindow
+	d := core.Decision{Allowed: true, Remaining: 5}
+	expect.Equal(t, int64(42), wm.Advance(42, 1))
+	expect.Zero(t, wm.Unit())
+	wm.Decide(&d, 42, 1)
+	expect.Equal(t, core.Decision{}, d)
+	d.Allowed = true
+	expect.Equal(t, int64(42), pw.Advance(42, 1))
+	expect.Equal(t, int64(-3), pw.Advance(-3, 1))
+	pw.Decide(&d, 42, 1)
+	expect.Equal(t, core.Decision{}, d)
+}
