@@ -5,6 +5,14 @@
 // addresses, so tests of any client (go-redis, rueidis) and benchmarks can use
 // it.
 //
+// StartClusterWithReplicas starts a cluster of three masters, each with a
+// replica, for tests of what a client sees while a master goes: its Failover
+// moves a key's slot to the replica with CLUSTER FAILOVER (coordinated,
+// nothing acknowledged lost), KillMaster kills the key's master and waits
+// for the cluster to promote its replica (the writes of the last replication
+// lag may be lost), and FlushScripts empties every node's script cache at
+// once.
+//
 // StartSecure starts a server protected as a managed Redis is: a password
 // (requirepass), an ACL user, TLS with a certificate signed by a CA made at
 // run time (NewTestCA), or all of them; its CAFile and ClientTLS give what a
