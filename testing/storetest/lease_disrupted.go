@@ -3,7 +3,6 @@ package storetest
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -50,15 +49,16 @@ func RunTokenLeaseDisrupted(t *testing.T, newStore NewStore, disrupt Disrupt) {
 }
 
 // disruptedFleet returns disruptedInstances limiters of alg and limit, each
-// on its own store, leasing as tl says, on one manual clock at start, and
-// the request of key that names what they share.
-func disruptedFleet(t *testing.T, newStore NewStore, alg core.Algorithm, limit core.Limit, tl core.TokenLease, start time.Time) ([]*core.Limiter, *core.ManualClock, core.TakeRequest) {
+// on its own store, leasing as tl says, on one manual clock at start, with
+// opts, and the request of key that names what they share.
+func disruptedFleet(t *testing.T, newStore NewStore, alg core.Algorithm, limit core.Limit, tl core.TokenLease, start time.Time, opts ...core.Option) ([]*core.Limiter, *core.ManualClock, core.TakeRequest) {
 	t.Helper()
 	clk := core.NewManualClock(start)
+	opts = append([]core.Option{core.WithClock(clk), core.WithNamespace(t.Name()), core.WithTokenLease(tl)}, opts...)
 	ls := make([]*core.Limiter, disruptedInstances)
 	for i := range ls {
 		var err error
-		ls[i], err = core.NewLimiter(newStore(t), alg, limit, core.WithClock(clk), core.WithNamespace(t.Name()), core.WithTokenLease(tl))
+		ls[i], err = core.NewLimiter(newStore(t), alg, limit, opts...)
 		must.NoError(t, err)
 		t.Cleanup(func() { _ = ls[i].ReturnLeasedTokens(context.Background()) })
 	}
@@ -103,12 +103,10 @@ func disruptLoad(t *testing.T, req core.TakeRequest, disrupt Disrupt, load func(
 	return r
 }
 
-// note records a round's failures.
+// note records failures of the load.
 func (r *disruptedLoad) note(failed int, err error) {
 	r.failed += failed
-	if r.firstErr == nil {
-		r.firstErr = err
-	}
+	r.firstErr = cmp.Or(r.firstErr, err)
 }
 
 // stopped reports whether the disruption is over.
@@ -148,9 +146,13 @@ func askRound(ls []*core.Limiter, clk *core.ManualClock, key string, g int) (at 
 	return at, failed, first
 }
 
-// windowResult is what one window of runDisruptedWindow admitted, and what
-// its store had left once the limiters gave their leases back.
-type windowResult struct{ admitted, left int64 }
+// windowResult is what one window of a fixed window's run admitted, and
+// what its store had left once the limiters gave their leases back.
+type windowResult struct {
+	admitted, left int64
+	failed         int   // decisions, give-backs and the peek that failed
+	err            error // the first of them
+}
 
 // runDisruptedWindow: a fixed window of 1000 per hour; each window runs
 // rounds of 80 requests until one admits nothing, then every limiter gives
@@ -158,22 +160,16 @@ type windowResult struct{ admitted, left int64 }
 // one after another: the first before disrupt, the last two begun after it
 // returned.
 func runDisruptedWindow(t *testing.T, newStore NewStore, disrupt Disrupt) {
-	const rate = 1000
-	tl := core.TokenLease{Max: 50, TTL: time.Minute, Fleet: disruptedInstances}
-	start := Start.Truncate(time.Hour).Add(time.Minute)
-	ls, clk, req := disruptedFleet(t, newStore, core.FixedWindow, core.PerHour(rate), tl, start)
+	ls, clk, req := disruptedFleet(t, newStore, core.FixedWindow, core.PerHour(windowRate), windowLease, windowStart)
 	var windows []windowResult
 	r := disruptLoad(t, req, disrupt, func(r *disruptedLoad) {
 		for after := 0; after < 2 && r.steps < 10_000; r.steps++ {
 			if r.stopped() { // a window begun after the disruption
 				after++
 			}
-			clk.Set(start.Add(time.Duration(r.steps) * time.Hour))
-			w, err := disruptedWindow(r, ls, clk)
-			if err != nil {
-				r.note(1, err)
-				return
-			}
+			clk.Set(windowStart.Add(time.Duration(r.steps) * time.Hour))
+			w := disruptedWindow(ls, clk)
+			r.note(w.failed, w.err)
 			windows = append(windows, w)
 			if r.steps == 0 {
 				close(r.started)
@@ -184,40 +180,65 @@ func runDisruptedWindow(t *testing.T, newStore NewStore, disrupt Disrupt) {
 	must.True(t, len(windows) >= 3, "a window before the disruption and two after it:", len(windows))
 	var admitted, left int64
 	for i, w := range windows {
-		expect.Equal(t, int64(rate), w.admitted+w.left, "window", i, "admitted", w.admitted, "left", w.left)
-		expect.LessOrEqual(t, w.left, disruptedInstances*tl.Max, "window", i, "left more than the leases held")
+		expectWindowExact(t, i, w)
 		admitted, left = admitted+w.admitted, left+w.left
 	}
-	t.Logf("%d windows of %d: %d admitted, %d left in the store after the leases came back", len(windows), rate, admitted, left)
+	t.Logf("%d windows of %d: %d admitted, %d left in the store after the leases came back", len(windows), windowRate, admitted, left)
+}
+
+// The fixed window of runDisruptedWindow and RunTokenLeaseOutage: 1000 per
+// hour, leases of up to 50 for a minute (Fleet 10), the first window's
+// instant.
+const windowRate = 1000
+
+var (
+	windowLease = core.TokenLease{Max: 50, TTL: time.Minute, Fleet: disruptedInstances}
+	windowStart = Start.Truncate(time.Hour).Add(time.Minute)
+)
+
+// expectWindowExact checks that window i admitted, with what its store had
+// left, exactly windowRate, and that nothing was left but what the leases
+// held.
+func expectWindowExact(t *testing.T, i int, w windowResult) {
+	t.Helper()
+	expect.Equal(t, int64(windowRate), w.admitted+w.left, "window", i, "admitted", w.admitted, "left", w.left)
+	expect.LessOrEqual(t, w.left, disruptedInstances*windowLease.Max, "window", i, "left more than the leases held")
 }
 
 // disruptedWindow runs one window at clk's instant: rounds of requests until
-// one admits nothing, then the limiters' leases given back and a peek. Its
-// error is a failed give-back or peek.
-func disruptedWindow(r *disruptedLoad, ls []*core.Limiter, clk *core.ManualClock) (windowResult, error) {
+// one admits nothing, then the limiters' leases given back (within 5 s) and a
+// peek (left is -1 when it failed).
+func disruptedWindow(ls []*core.Limiter, clk *core.ManualClock) windowResult {
 	var w windowResult
 	for {
 		at, failed, err := askRound(ls, clk, "hot", disruptedGoroutines)
-		r.note(failed, err)
+		w.note(failed, err)
 		w.admitted += int64(len(at))
 		clk.Advance(time.Millisecond)
 		if len(at) == 0 {
 			break
 		}
 	}
-	var errs []error
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
 	for _, l := range ls {
-		errs = append(errs, l.ReturnLeasedTokens(context.Background()))
+		if err := l.ReturnLeasedTokens(ctx); err != nil {
+			w.note(1, fmt.Errorf("giving the leases back: %w", err))
+		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		return w, fmt.Errorf("giving the leases back: %w", err)
-	}
-	d, err := ls[0].Peek(context.Background(), "hot")
+	d, err := ls[0].Peek(ctx, "hot")
 	if err != nil {
-		return w, fmt.Errorf("peek: %w", err)
+		w.note(1, fmt.Errorf("peek: %w", err))
+		d.Remaining = -1
 	}
 	w.left = d.Remaining
-	return w, nil
+	return w
+}
+
+// note records failures of w.
+func (w *windowResult) note(failed int, err error) {
+	w.failed += failed
+	w.err = cmp.Or(w.err, err)
 }
 
 // runDisruptedMeter: GCRA at 1000/s, rounds of 80 requests 1 ms apart, 50

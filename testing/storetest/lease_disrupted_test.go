@@ -2,7 +2,10 @@ package storetest_test
 
 import (
 	"context"
+	"errors"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ratewarden/ratewarden/core"
 	"github.com/ratewarden/ratewarden/internal/expect"
@@ -31,4 +34,42 @@ func TestReferenceLeaseDisrupted(t *testing.T) {
 		expect.Equal(t, t.Name()+"/"+[]string{"FixedWindow", "GCRA"}[i], told[i].Namespace)
 		expect.Equal(t, "hot", told[i].Key)
 	}
+}
+
+// downStore is a store that fails every call while down is set, as a
+// Redis whose master is gone does, and counts the calls it failed.
+type downStore struct {
+	*storetest.Reference
+	down   atomic.Bool
+	failed atomic.Int64
+}
+
+var errDown = errors.New("store down")
+
+func (s *downStore) Take(ctx context.Context, req core.TakeRequest) (core.Decision, error) {
+	if s.down.Load() {
+		s.failed.Add(1)
+		return core.Decision{}, errDown
+	}
+	return s.Reference.Take(ctx, req)
+}
+
+func (s *downStore) LeaseTokens(ctx context.Context, req core.TakeRequest, want int64, ttl time.Duration) (core.TokenGrant, error) {
+	if s.down.Load() {
+		s.failed.Add(1)
+		return core.TokenGrant{}, errDown
+	}
+	return s.Reference.LeaseTokens(ctx, req, want, ttl)
+}
+
+// TestReferenceLeaseOutage runs RunTokenLeaseOutage on the Reference behind
+// a store that fails every call until the outage has failed 200 of them.
+func TestReferenceLeaseOutage(t *testing.T) {
+	st := &downStore{Reference: storetest.NewReference()}
+	storetest.RunTokenLeaseOutage(t, func(*testing.T) core.Store { return st }, func(t *testing.T, _ core.TakeRequest) {
+		st.down.Store(true)
+		defer st.down.Store(false)
+		must.Eventually(t, func() bool { return st.failed.Load() >= 200 }, 10*time.Second, time.Millisecond)
+	})
+	expect.GreaterOrEqual(t, st.failed.Load(), int64(200))
 }
