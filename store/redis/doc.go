@@ -18,6 +18,16 @@
 // master, with ForEachShard, and once through the client) before taking
 // requests, as the example servers do.
 //
+// A script call is never sent twice after a lost reply (package luascript,
+// "Failures"), so go-redis does not retry it; the store retries it itself,
+// as the client would retry another command (its MaxRetries, or a cluster
+// client's MaxRedirects, with its retry backoff, within the context), when
+// the error proves the script did not run: a refused connection, or a
+// CLUSTERDOWN, TRYAGAIN, LOADING or MASTERDOWN reply. On a cluster client,
+// a failed call also makes the client reload its slot map, so that after a
+// master dies and its replica is promoted, decisions reach the new master
+// at once rather than after go-redis's periodic reload (a minute).
+//
 // ParseURL reads the URL forms the example servers and the operator's tool
 // (cmd/ratewarden) take, on go-redis's own parsers: redis://, rediss://
 // (TLS), with a user, a password, a database and go-redis's query options;

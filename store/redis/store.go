@@ -126,11 +126,24 @@ func newDecisionCmd(ctx context.Context, verb any, script *string, keys, args []
 	return decisionCmd{cmd}
 }
 
-// Eval sends EVALSHA sha numkeys keys... args... and, on NOSCRIPT (the script
-// did not run), the same with EVAL and the source, and appends the reply's
-// integers to dst. A reply that is not an array of integers is an error (a
-// null element, which no script sends, reads as 0, as go-redis reads it).
+// Eval sends the script call (evalOnce) and, while the call fails with an
+// error that proves it did not run, sends it again as the client would
+// retry another command (retry.go).
 func (b backend) Eval(ctx context.Context, sc *luascript.Script, keys, args []string, dst []int64) ([]int64, error) {
+	for attempt := 0; ; attempt++ {
+		out, err := b.evalOnce(ctx, sc, keys, args, dst)
+		if err == nil || !b.retry(ctx, err, attempt) {
+			return out, err
+		}
+	}
+}
+
+// evalOnce sends EVALSHA sha numkeys keys... args... and, on NOSCRIPT (the
+// script did not run), the same with EVAL and the source, and appends the
+// reply's integers to dst. A reply that is not an array of integers is an
+// error (a null element, which no script sends, reads as 0, as go-redis
+// reads it).
+func (b backend) evalOnce(ctx context.Context, sc *luascript.Script, keys, args []string, dst []int64) ([]int64, error) {
 	cmd := newDecisionCmd(ctx, "evalsha", &sc.SHA1, keys, args)
 	err := b.client.Process(ctx, cmd)
 	if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") { // guarded: the check allocates
