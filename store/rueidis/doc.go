@@ -20,6 +20,14 @@
 // as they are. The go-redis binding's ParseURL (store/redis), which the
 // operator's tool and the example servers use, never does.
 //
+// A script call is never sent twice after a lost reply (package luascript,
+// "Failures"), so it is built without rueidis's retryable flag, and rueidis
+// sends it once; the store retries it itself, up to 3 times with a backoff
+// from 8 ms (go-redis's defaults) within the context, when the error proves
+// the script did not run: a refused connection, or a CLUSTERDOWN, TRYAGAIN,
+// LOADING or MASTERDOWN reply. rueidis reloads a cluster's slot map after a
+// failed call on its own.
+//
 // NewRulesBackend binds the same client to package rules, for rules kept in
 // Redis (rules.WatchRedis, rules.PushRules); rueidis renews a broken
 // subscription itself.

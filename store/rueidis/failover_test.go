@@ -17,6 +17,9 @@ import (
 // key's master is failed over to its replica (CLUSTER FAILOVER) and, in a
 // second case, while every node's script cache is flushed at once: no
 // decision fails, and the bound holds (storetest.RunTokenLeaseDisrupted).
+// Then the key's master is killed: decisions fail until its replica is
+// promoted and succeed again soon after, exactly
+// (storetest.RunTokenLeaseOutage).
 func TestLeaseFailover(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starting a cluster takes seconds")
@@ -48,5 +51,13 @@ func TestLeaseFailover(t *testing.T) {
 			cluster.FlushScripts(t)
 		})
 		require.Greater(t, cluster.ErrorReplies(t, "NOSCRIPT"), noscript, "calls met the flushed caches")
+	})
+	// Last: the key's master is killed, its replica promoted, and the
+	// cluster left with a master without a replica.
+	t.Run("KilledMaster", func(t *testing.T) {
+		storetest.RunTokenLeaseOutage(t, newStore, func(t *testing.T, req core.TakeRequest) {
+			killed, promoted := cluster.KillMaster(t, keyOf(t, req))
+			t.Logf("killed %s; %s promoted", killed, promoted)
+		})
 	})
 }

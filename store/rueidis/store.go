@@ -42,12 +42,23 @@ func (b backend) Subscribe(ctx context.Context, channel string, subscribed func(
 	return (&RulesBackend{b.client}).Subscribe(ctx, channel, subscribed, message)
 }
 
-// Eval sends EVALSHA and, on NOSCRIPT (the script did not run), EVAL with the
-// source. The commands are built without rueidis's retryable flag, so rueidis
-// never sends them twice after a network error (it retries only commands
-// marked retryable, and follows MOVED and ASK, which mean the script did not
-// run).
+// Eval sends the script call (evalOnce) and, while the call fails with an
+// error that proves it did not run, sends it again (retry.go).
 func (b backend) Eval(ctx context.Context, sc *luascript.Script, keys, args []string, dst []int64) ([]int64, error) {
+	for attempt := 0; ; attempt++ {
+		out, err := b.evalOnce(ctx, sc, keys, args, dst)
+		if err == nil || !retry(ctx, err, attempt) {
+			return out, err
+		}
+	}
+}
+
+// evalOnce sends EVALSHA and, on NOSCRIPT (the script did not run), EVAL with
+// the source. The commands are built without rueidis's retryable flag, so
+// rueidis never sends them twice after a network error (it retries only
+// commands marked retryable, and follows MOVED and ASK, which mean the
+// script did not run).
+func (b backend) evalOnce(ctx context.Context, sc *luascript.Script, keys, args []string, dst []int64) ([]int64, error) {
 	cmd := b.client.B()
 	nk := int64(len(keys))
 	resp := b.client.Do(ctx, cmd.Evalsha().Sha1(sc.SHA1).Numkeys(nk).Key(keys...).Arg(args...).Build())
