@@ -48,22 +48,7 @@ func TestClusterFailoverAndKill(t *testing.T) {
 
 	expect.Positive(t, c.ErrorReplies(t, "MOVED"), "the GET on the old master was redirected")
 
-	var sha string
-	for _, a := range c.Nodes() {
-		sha, err = command(a, "SCRIPT", "LOAD", "return 1")
-		must.NoError(t, err)
-	}
-	c.FlushScripts(t)
-	for _, a := range c.Nodes() {
-		exists, err := query(a, "SCRIPT", "EXISTS", sha)
-		must.NoError(t, err)
-		expect.Equal(t, []any{int64(0)}, exists, a, "flushed")
-	}
-	noscript := c.ErrorReplies(t, "NOSCRIPT")
-	_, err = command(to, "EVALSHA", sha, "0")
-	must.Error(t, err)
-	expect.True(t, strings.HasPrefix(err.Error(), "NOSCRIPT"), err.Error())
-	expect.Equal(t, noscript+1, c.ErrorReplies(t, "NOSCRIPT"), "ErrorReplies counts the NOSCRIPT")
+	checkFlushScripts(t, c, to)
 
 	back, again := c.Failover(t, key)
 	must.Equal(t, to, back, "a second failover moves the slot back")
@@ -89,4 +74,28 @@ func TestClusterNodesParse(t *testing.T) {
 	expect.True(t, n.serves(7000))
 	expect.False(t, n.serves(5461))
 	expect.True(t, clusterNode{flags: []string{"master", "fail?"}}.failed())
+}
+
+// checkFlushScripts loads a script on every node, flushes them all with
+// FlushScripts, and checks that none has it and that ErrorReplies counts the
+// NOSCRIPT an EVALSHA of it on master then gets.
+func checkFlushScripts(t *testing.T, c *Cluster, master string) {
+	t.Helper()
+	var sha string
+	var err error
+	for _, a := range c.Nodes() {
+		sha, err = command(a, "SCRIPT", "LOAD", "return 1")
+		must.NoError(t, err)
+	}
+	c.FlushScripts(t)
+	for _, a := range c.Nodes() {
+		exists, err := query(a, "SCRIPT", "EXISTS", sha)
+		must.NoError(t, err)
+		expect.Equal(t, []any{int64(0)}, exists, a, "flushed")
+	}
+	noscript := c.ErrorReplies(t, "NOSCRIPT")
+	_, err = command(master, "EVALSHA", sha, "0")
+	must.Error(t, err)
+	expect.True(t, strings.HasPrefix(err.Error(), "NOSCRIPT"), err.Error())
+	expect.Equal(t, noscript+1, c.ErrorReplies(t, "NOSCRIPT"), "ErrorReplies counts the NOSCRIPT")
 }

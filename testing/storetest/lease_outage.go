@@ -66,9 +66,17 @@ func RunTokenLeaseOutage(t *testing.T, newStore NewStore, outage Disrupt) {
 	for i := recovered; i < len(windows); i++ {
 		expectWindowExact(t, i, windows[i])
 	}
+	logOutage(t, windows[1:recovered], after-1)
+}
+
+// logOutage logs what the windows that met an outage admitted against the
+// limit, met[after] being the first begun after it (numbered from 1: the
+// window before the outage is 0).
+func logOutage(t *testing.T, met []windowResult, after int) {
+	t.Helper()
 	var over, under int64
 	unknown := 0
-	for i, w := range windows[1:recovered] {
+	for i, w := range met {
 		if w.left < 0 { // its peek failed: what the store holds is unknown
 			unknown++
 			continue
@@ -77,12 +85,12 @@ func RunTokenLeaseOutage(t *testing.T, newStore NewStore, outage Disrupt) {
 		over, under = over+max(0, d), under+max(0, -d)
 		if d != 0 {
 			when := "during"
-			if i+1 >= after {
+			if i >= after {
 				when = "after"
 			}
 			t.Logf("window %d (%s the outage): %d admitted, %d left, %+d against the limit, %d failures", i+1, when, w.admitted, w.left, d, w.failed)
 		}
 	}
 	t.Logf("of the %d windows that met the outage, %d could not be read; the others admitted %d beyond their limits (writes the store lost) and %d below (tokens lost in failed calls)",
-		recovered-1, unknown, over, under)
+		len(met), unknown, over, under)
 }
