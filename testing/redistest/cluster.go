@@ -118,12 +118,7 @@ func (c *Cluster) Failover(t testing.TB, key string) (from, to string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	slot, master, replica := c.ownerOf(t, key)
-	c.waitFor(t, "replica "+replica.addr+" in sync with "+master.addr+", in every node's view", func() error {
-		if err := replicaOf(replica.addr, master.addr); err != nil {
-			return err
-		}
-		return c.seenAsReplica(replica.id, master.id)
-	})
+	c.waitInSync(t, master, replica)
 	var asked time.Time
 	c.waitFor(t, fmt.Sprintf("%s to take slot %d over from %s", replica.addr, slot, master.addr), func() error {
 		if time.Since(asked) > manualFailoverTimeout { // never asked, or Redis gave up
@@ -149,7 +144,7 @@ func (c *Cluster) Failover(t testing.TB, key string) (from, to string) {
 // KillMaster kills (SIGKILL) the master that serves key's slot and waits
 // until the cluster has promoted its replica: the replica reports the role
 // master and every live node reports the cluster ok with the slot on it.
-// Until then (about two seconds: the node timeout, one second, and an
+// Until then (two to four seconds: the node timeout, one second, and an
 // election) the slot's commands fail, and the other masters answer
 // CLUSTERDOWN. Redis replicates asynchronously, so the writes the master
 // acknowledged but had not yet sent to its replica are lost. key is a
@@ -160,6 +155,7 @@ func (c *Cluster) KillMaster(t testing.TB, key string) (killed, promoted string)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	slot, master, replica := c.ownerOf(t, key)
+	c.waitInSync(t, master, replica)
 	c.server(master.addr).kill()
 	c.waitFor(t, fmt.Sprintf("%s to be promoted to slot %d after %s was killed", replica.addr, slot, master.addr), func() error {
 		if err := hasRole(replica.addr, "master"); err != nil {
@@ -168,6 +164,18 @@ func (c *Cluster) KillMaster(t testing.TB, key string) (killed, promoted string)
 		return c.servedBy(slot, replica.addr)
 	})
 	return master.addr, replica.addr
+}
+
+// waitInSync waits until replica is in sync with master, as every live node
+// sees them: a failover needs both.
+func (c *Cluster) waitInSync(t testing.TB, master, replica clusterNode) {
+	t.Helper()
+	c.waitFor(t, "replica "+replica.addr+" in sync with "+master.addr+", in every node's view", func() error {
+		if err := replicaOf(replica.addr, master.addr); err != nil {
+			return err
+		}
+		return c.seenAsReplica(replica.id, master.id)
+	})
 }
 
 // ownerOf returns key's slot, the master serving it and that master's
