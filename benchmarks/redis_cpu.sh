@@ -11,7 +11,9 @@
 # to back with `redis-benchmark -n N -c 64 -P 16 -r 10000 EVALSHA <sha> ...`
 # (the key holds __rand_int__, so 10,000 keys, fresh and existing), after
 # FLUSHALL and CONFIG RESETSTAT, reading usec_per_call of INFO commandstats
-# and the main thread's CPU time of INFO cpu. Rows: an INCR + PEXPIRE script
+# and the main thread's CPU time of INFO cpu. Rows: a script that only
+# returns 1, with no KEYS and ARGV and with those of ratewarden's GCRA call
+# (what any Lua limiter pays before doing anything), an INCR + PEXPIRE script
 # (the cheapest shared counter), the minimal exact script (TIME, GET, SET PX,
 # nothing else: the floor), redis_rate's GCRA script (read from its module
 # source, not copied here), and ratewarden's six scripts with the very KEYS

@@ -50,6 +50,12 @@ local s = redis.call('GET', KEYS[1])
 redis.call('SET', KEYS[1], string.format('%d', t[1] * 1000000 + t[2]), 'PX', ARGV[1])
 return 1`
 
+// trivialScript is the floor of any Lua limiter: an EVALSHA that does
+// nothing. Its rows send it with no KEYS and ARGV, and with the very KEYS and
+// ARGV of ratewarden's GCRA call, so that what a script does is its row's
+// count less the trivial row's with the same arguments.
+const trivialScript = `return 1`
+
 // cpuPartScripts each do one part of a decision's work, for
 // RW_REDIS_CPU_PARTS, with the arguments they take (nil: the minimal exact
 // script's): nothing, with one argument and with three (ratewarden's GCRA
@@ -121,12 +127,16 @@ func TestRedisScriptCPU(t *testing.T) {
 		n, cpuKeys, rounds, redisVersion(t, rdb), cpuTable(rows, results))
 }
 
-// cpuRows are the rows: the INCR + PEXPIRE floor, the minimal exact script,
-// redis_rate's GCRA script, and ratewarden's six scripts with the KEYS and
-// ARGV its store sends; then, with RW_REDIS_CPU_PARTS, the part scripts.
+// cpuRows are the rows: the trivial script with no arguments and with
+// ratewarden's GCRA call's, the INCR + PEXPIRE floor, the minimal exact
+// script, redis_rate's GCRA script, and ratewarden's six scripts with the KEYS
+// and ARGV its store sends; then, with RW_REDIS_CPU_PARTS, the part scripts.
 func cpuRows(t *testing.T) []cpuRow {
 	key := "rw:{bench:__rand_int__}:x" // the length of ratewarden's key (no limit figures since state survives edits)
+	gcra := ourCPURow(t, core.GCRA)
 	rows := []cpuRow{
+		{"trivial-no-args", trivialScript, nil, nil},
+		{"trivial-gcra-args", trivialScript, gcra.keys, gcra.args},
 		{"floor-incr-pexpire", incrScript, []string{key}, []string{"1000"}},
 		{"minimal-exact", minimalExactScript, []string{key}, []string{"1000"}},
 		{"redis_rate", redisRateScript(t), []string{"rate:bench:__rand_int__"}, []string{"100", "100", "1", "1"}},
