@@ -58,7 +58,7 @@ func TestBlockCall(t *testing.T) {
 	}
 	rec, err := encode(t, core.TakeRequest{Key: "k", Algorithm: core.GCRA, Limits: []core.Limit{core.PerSecond(10)}, Cost: 1, Now: time.Now()})
 	must.NoError(t, err)
-	expect.Same(t, scripts[core.GCRA], rec.script, "no BlockFor: the algorithm's own script")
+	expect.Same(t, oneScripts[core.GCRA], rec.script, "no BlockFor: the algorithm's own script of one limit")
 	expect.Equal(t, []string{"{:k}:g"}, rec.keys)
 
 	for _, bad := range []time.Duration{-time.Minute, time.Nanosecond, core.MaxPeriod + time.Second} {
@@ -134,7 +134,7 @@ func TestDenyCacheHonoursBlocks(t *testing.T) {
 
 	other := later
 	other.BlockFor = 0
-	rec.reply = []int64{1, now, now}
+	rec.reply = []int64{0} // the one-limit script's reply: admitted, nothing owed
 	d, err = s.Take(bg, other)
 	must.NoError(t, err)
 	expect.Equal(t, 2, rec.calls, "a limiter without the block has its own cached denials")

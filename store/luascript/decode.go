@@ -21,7 +21,8 @@ var errReply = errors.New("luascript: malformed reply")
 // request...}; decode runs core's algorithm on those states at that instant,
 // which gives the Decision the script's test implies, and fails when core's
 // verdict differs from the script's. The sliding log's script replies with the
-// Decision itself (see luaSlidingLog).
+// Decision itself (see luaSlidingLog). The meters' scripts of one limit reply
+// with one integer, which decodeGap reads.
 func decode(req core.TakeRequest, reply []int64) (core.Decision, error) {
 	if req.Algorithm == core.SlidingLog {
 		return decodeDecision(req, reply)
@@ -65,15 +66,42 @@ func decodeStates(req core.TakeRequest, reply []int64) (core.Decision, error) {
 	if err != nil {
 		return core.Decision{}, err
 	}
-	// A refund replies as the peek that follows it.
+	return applyStates(req, states, now, reply[0] == 1)
+}
+
+// applyStates runs core's algorithm on the states a script read, at now, and
+// fails when core's verdict is not the script's (allowed). A refund replies
+// as the peek that follows it.
+func applyStates(req core.TakeRequest, states []core.State, now int64, allowed bool) (core.Decision, error) {
 	d, err := req.Algorithm.ApplyAll(states, req.Limits, max(0, req.Cost), now)
 	if err != nil {
 		return core.Decision{}, fmt.Errorf("%w: %w", errReply, err)
 	}
-	if d.Allowed != (reply[0] == 1) {
-		return core.Decision{}, fmt.Errorf("%w: the script's verdict (%d) is not core's", errReply, reply[0])
+	if d.Allowed != allowed {
+		return core.Decision{}, fmt.Errorf("%w: the script's verdict (allowed %t) is not core's", errReply, allowed)
 	}
 	return d, nil
+}
+
+// decodeGap decodes the one integer a meter's script of one limit replies
+// (luaMeterOneInt): the time its state held beyond the script's now (0 for
+// none) when the request was admitted, -1 minus it when denied. A meter's
+// decision depends on its state only through that gap, so core decides it
+// on a state of T = gap at the instant 0. A gap beyond core.MaxTime is an
+// error wrapping errReply.
+func decodeGap(req core.TakeRequest, reply []int64) (core.Decision, error) {
+	if len(reply) != 1 || len(req.Limits) != 1 {
+		return core.Decision{}, fmt.Errorf("%w: %d values for %d limits, want 1 for 1", errReply, len(reply), len(req.Limits))
+	}
+	gap, allowed := reply[0], true
+	if gap < 0 {
+		gap, allowed = -1-gap, false
+	}
+	if gap > core.MaxTime {
+		return core.Decision{}, fmt.Errorf("%w: gap %d µs out of range", errReply, reply[0])
+	}
+	states := [1]core.State{{T: gap}}
+	return applyStates(req, states[:], 0, allowed)
 }
 
 // checkResetReply checks the reset script's reply: the number of keys deleted,

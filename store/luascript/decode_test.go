@@ -136,3 +136,40 @@ func TestCheckResetReply(t *testing.T) {
 		expect.ErrorIs(t, checkResetReply(bad, 2), errReply, "%v", bad)
 	}
 }
+
+// TestDecodeGapMatchesStates: the one integer of a meter's script of one
+// limit decodes to the very Decision the array of its states decodes to
+// ({allowed, now, T}), for every meter, a fresh, a stale, a partly spent, a
+// full and a rebased (beyond tau) state, and a peek, a spend and a spend
+// above what is left.
+func TestDecodeGapMatchesStates(t *testing.T) {
+	const now = int64(1_700_000_000_000_000)
+	limit := core.PerSecond(10).WithBurst(5) // interval 100 ms, tau 500 ms
+	for _, alg := range []core.Algorithm{core.TokenBucket, core.LeakyBucket, core.GCRA} {
+		for _, T := range []int64{0, now - 5, now + 300_000, now + 500_000, now + 700_000} {
+			for _, cost := range []int64{0, 1, 3} {
+				req := core.TakeRequest{Algorithm: alg, Limits: []core.Limit{limit}, Cost: cost}
+				want, err := req.Algorithm.ApplyAll([]core.State{{T: T}}, req.Limits, cost, now)
+				must.NoError(t, err)
+				allowed := int64(0)
+				if want.Allowed {
+					allowed = 1
+				}
+				fromStates, err := decode(req, []int64{allowed, now, T})
+				must.NoError(t, err)
+				gap := max(0, T-now)
+				if !want.Allowed {
+					gap = -1 - gap
+				}
+				fromGap, err := decodeGap(req, []int64{gap})
+				must.NoError(t, err, "%s T=now%+d cost %d", alg, T-now, cost)
+				expect.Equal(t, fromStates, fromGap, "%s T=now%+d cost %d", alg, T-now, cost)
+				_, err = decodeGap(req, []int64{-1 - gap})
+				expect.ErrorIs(t, err, errReply, "%s T=now%+d cost %d: the opposite verdict", alg, T-now, cost)
+			}
+		}
+	}
+	two := core.TakeRequest{Algorithm: core.GCRA, Limits: []core.Limit{limit, limit}, Cost: 1}
+	_, err := decodeGap(two, []int64{0})
+	expect.ErrorIs(t, err, errReply, "a gap answers one limit")
+}

@@ -44,9 +44,10 @@
 //
 // # Replies
 //
-// Every script replies with an array of integers. The meter scripts (token
-// bucket, leaky bucket, GCRA) and the window scripts (fixed and sliding window)
-// reply {allowed, now, the state each limit had before the request...}, and
+// Every script replies with integers, nearly all with an array of them. The
+// meter scripts (token bucket, leaky bucket, GCRA) and the window scripts
+// (fixed and sliding window) reply {allowed, now, the state each limit had
+// before the request...}, and
 // the Store rebuilds the whole Decision with core itself, so the remaining
 // quota, the reset and retry times and the governing limit are computed once,
 // in Go, exactly as the memory store computes them. The sliding log's script
@@ -55,6 +56,14 @@
 // up to Rate timestamps that core needs whole to decide: sending it back would
 // make every reply as long as the limit's rate. The reset script replies {the
 // number of keys deleted}.
+//
+// A meter's request of one limit without a penalty box, nearly every
+// request, runs a script of its own (each algorithm's "+one" script, marked
+// Script.IntegerReply) that replies with one integer instead: the time the
+// state held beyond the script's now (max(T - now, 0)) when the request is
+// admitted, and -1 minus it when denied. A table reply costs Redis more than
+// the integers in it, and a meter's Decision depends on its state only
+// through that gap. A Backend appends it as one element.
 //
 // # Time and numbers
 //

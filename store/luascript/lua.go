@@ -1,5 +1,7 @@
 package luascript
 
+import "strings"
+
 // The scripts decide and write; core explains. Every script takes
 //
 //	KEYS: one per limit, in the request's order.
@@ -38,10 +40,13 @@ package luascript
 // the script's verdict. The scripts stay short: one TIME, one GET and one SET
 // per limit, no closures built per call, a reply of a few integers. A request
 // of one limit, nearly every request, takes a path of its own that builds no
-// table but its reply. The sliding log, whose state is a list, decides
-// entirely in Lua and replies with the Decision's six integers (see
+// table but its reply. The meters' requests of one limit without a penalty
+// box, nearly all of them, run a script of their own that replies with one
+// integer instead of an array (luaMeterOneInt, decodeGap): an array costs
+// Redis more than the figures in it. The sliding log, whose state is a list,
+// decides entirely in Lua and replies with the Decision's six integers (see
 // luaSlidingLog); the reset script replies with the number of keys it
-// deleted. Every reply is an array of integers.
+// deleted. Every other reply is an array of integers.
 //
 // Lua's numbers are IEEE doubles. Every figure stays below 2^53 (core bounds
 // periods to 2^48 µs and times to 2^52 µs), where doubles hold integers exactly;
@@ -90,7 +95,27 @@ const luaTTL = `
 // a spend or a refund writes it so even when denied (core's rebase). A state
 // written under another interval is re-expressed, and written so whatever
 // the decision, as core's Reexpress and the memory store do.
-const luaMeter = luaNow + `
+const luaMeter = luaNow + luaMeterRefund + "if nk == 1 then\n" + luaMeterOne + `  return {0, now, t0}
+end
+` + luaMeterMany
+
+// luaMeterOneInt is the meters' script for a request of one limit, with
+// luaMeter's KEYS and ARGV, that replies with one integer instead of a table
+// (a table reply costs Redis about a tenth of the call, and each of its
+// integers more): the time the state held beyond now, max(T - now, 0), when
+// the request is admitted, and -1 minus it when denied. Nothing else in a
+// meter's decision depends on now, so decodeGap runs core's algorithm on that
+// gap at an instant of its own.
+var luaMeterOneInt = luaNow + `if nk ~= 1 then return redis.error_reply('ratewarden: one key expected') end
+` + luaMeterRefund + strings.Replace(luaMeterOne, "    return {1, now, t0}\n", `    if t0 > now then return t0 - now end
+    return 0
+`, 1) + `if t0 > now then return now - t0 - 1 end
+return -1
+`
+
+// luaMeterRefund gives a refund back (a negative cost), limit by limit, and
+// carries on as a peek (cost 0).
+const luaMeterRefund = `
 if cost < 0 then` + luaAnnounce + `
   local adm = now - tonumber(ARGV[2 * nk + 2])
   for i = 1, nk do
@@ -110,8 +135,12 @@ if cost < 0 then` + luaAnnounce + `
   end
   cost = 0
 end
-if nk == 1 then
-  local i, iv, tau = 1, ARGV[2] + 0, ARGV[3] + 0
+`
+
+// luaMeterOne decides a request of one limit and replies {1, now, T} when it
+// is admitted, T being the state it found; the caller appends the denial's
+// reply (luaMeter's {0, now, T}, luaMeterOneInt's one integer).
+const luaMeterOne = `  local i, iv, tau = 1, ARGV[2] + 0, ARGV[3] + 0
   local v = redis.call('GET', KEYS[1])` + luaMeterRead + `
   local t0 = t
   local rebased = t - now > tau
@@ -131,9 +160,10 @@ if nk == 1 then
   elseif re then
     local us = t0 - now` + luaTTL + `    redis.call('SET', KEYS[1], string.format('%d %d', t0, iv), 'PX', ms)
   end
-  return {0, now, t0}
-end
-local reply, nxt, rebased, RE = {1, now}, {}, false, {}
+`
+
+// luaMeterMany decides a request of several limits.
+const luaMeterMany = `local reply, nxt, rebased, RE = {1, now}, {}, false, {}
 for i = 1, nk do
   local iv, tau = tonumber(ARGV[2 * i]), tonumber(ARGV[2 * i + 1])
   local v = redis.call('GET', KEYS[i])` + luaMeterRead + `

@@ -16,7 +16,11 @@ type Script struct {
 	Source string
 	// SHA1 is the lowercase hex SHA1 digest of Source, as EVALSHA takes it.
 	SHA1 string
-	name string
+	// IntegerReply reports that the script replies with one integer, which a
+	// Backend appends as one element; every other script replies with an
+	// array of integers.
+	IntegerReply bool
+	name         string
 }
 
 // String returns the script's name (an algorithm, or "reset") and SHA1, e.g.
@@ -49,6 +53,18 @@ var scripts = func() [core.GCRA + 1]*Script {
 	return s
 }()
 
+// oneScripts holds, for the token bucket, the leaky bucket and GCRA, the
+// script of a request of one limit without a penalty box: luaMeterOneInt,
+// which replies with one integer (decodeGap). Nearly every request is one.
+var oneScripts = func() [core.GCRA + 1]*Script {
+	var s [core.GCRA + 1]*Script
+	for _, a := range []core.Algorithm{core.TokenBucket, core.LeakyBucket, core.GCRA} {
+		s[a] = newScript(a.String()+"+one", luaMeterOneInt)
+		s[a].IntegerReply = true
+	}
+	return s
+}()
+
 // resetScript deletes its KEYS and replies {the number deleted}.
 var resetScript = newScript("reset", luaReset)
 
@@ -56,10 +72,11 @@ var resetScript = newScript("reset", luaReset)
 // order of core.Algorithms, then the reset script, then those of the penalty
 // box (BlockScripts), calendar quotas (CalendarScripts), settles
 // (SettleScripts), in-flight limits (InFlightScripts) and token leases
-// (LeaseScripts). A binding may SCRIPT LOAD them ahead of use; it need not,
-// as a Backend falls back to EVAL.
+// (LeaseScripts), then the meters' scripts of a request of one limit, which
+// reply with one integer (Script.IntegerReply). A binding may SCRIPT LOAD them
+// ahead of use; it need not, as a Backend falls back to EVAL.
 func Scripts() []*Script {
-	out := make([]*Script, 0, 48)
+	out := make([]*Script, 0, 52)
 	for _, a := range core.Algorithms() {
 		out = append(out, scripts[a])
 	}
@@ -68,5 +85,11 @@ func Scripts() []*Script {
 	out = append(out, CalendarScripts()...)
 	out = append(out, SettleScripts()...)
 	out = append(out, InFlightScripts()...)
-	return append(out, LeaseScripts()...)
+	out = append(out, LeaseScripts()...)
+	for _, a := range core.Algorithms() {
+		if oneScripts[a] != nil {
+			out = append(out, oneScripts[a])
+		}
+	}
+	return out
 }

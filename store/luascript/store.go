@@ -21,8 +21,9 @@ var ErrRedis = errors.New("ratewarden: redis failed")
 // binding of a Redis client implements (see the package doc).
 type Backend interface {
 	// Eval runs script with keys as KEYS and args as ARGV, and appends the
-	// integers of its reply (every script replies with an array of integers)
-	// to dst, returning the extended slice. It sends EVALSHA script.SHA1,
+	// integers of its reply to dst, returning the extended slice: a script
+	// replies with an array of integers, or, when its IntegerReply is set,
+	// with one integer, which makes one element. It sends EVALSHA script.SHA1,
 	// and EVAL script.Source only after a NOSCRIPT reply, which means the
 	// script did not run. It must never send the call again once it may have
 	// reached the server (the client's retries after a network error must be
@@ -133,6 +134,9 @@ func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, 
 	if req.BlockFor != 0 { // the penalty box's script (block.go)
 		script, nk, call = blockScripts[req.Algorithm], nk+1, s.cfg.appendBlockCall(strs, req, now, encs)
 	} else {
+		if nk == 1 && oneScripts[req.Algorithm] != nil {
+			script = oneScripts[req.Algorithm] // one integer for a reply (decodeGap)
+		}
 		call = s.cfg.appendCall(strs, req, now, encs)
 	}
 	reply, err = s.backend.Eval(ctx, script, call[:nk], call[nk:], reply)
@@ -144,9 +148,12 @@ func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, 
 	}
 	var d core.Decision
 	var block time.Duration // the time the key's penalty box has left
-	if req.BlockFor != 0 {
+	switch {
+	case req.BlockFor != 0:
 		d, block, err = decodeBlockLeft(req, reply)
-	} else {
+	case script.IntegerReply:
+		d, err = decodeGap(req, reply)
+	default:
 		d, err = decode(req, reply)
 	}
 	if err != nil {

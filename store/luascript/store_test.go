@@ -3,6 +3,7 @@ package luascript
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -75,8 +76,10 @@ func TestTakeFailures(t *testing.T) {
 	}{
 		{"backend error", recorder{err: boom}, boom},
 		{"no reply", recorder{}, errReply},
-		{"a reply of another length", recorder{reply: []int64{1, 1_700_000_000_000_000, 0, 0}}, errReply},
-		{"a verdict core does not share", recorder{reply: []int64{0, 1_700_000_000_000_000, 0}}, errReply},
+		{"a reply of another length", recorder{reply: []int64{1, 1_700_000_000_000_000, 0}}, errReply},
+		{"a verdict core does not share", recorder{reply: []int64{-1}}, errReply},
+		{"a gap beyond any time", recorder{reply: []int64{core.MaxTime + 1}}, errReply},
+		{"a denial's gap beyond any time", recorder{reply: []int64{math.MinInt64}}, errReply},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -92,7 +95,7 @@ func TestTakeFailures(t *testing.T) {
 		})
 	}
 
-	rec := &recorder{reply: []int64{1, 1_700_000_000_000_000, 0}}
+	rec := &recorder{reply: []int64{0}}
 	s, err := New(rec)
 	must.NoError(t, err)
 	ctx, cancel := context.WithCancel(bg)
@@ -111,9 +114,8 @@ func TestTakeFailures(t *testing.T) {
 // TestTakeCachesDenials: a denial is answered locally until its RetryAfter,
 // only for the same request; admissions, peeks and other costs go to Redis.
 func TestTakeCachesDenials(t *testing.T) {
-	now := t0.UnixMicro()
 	limit := core.PerSecond(1)
-	rec := &recorder{reply: []int64{0, now, now + 1_000_000}} // one request ahead: denied for 1 s
+	rec := &recorder{reply: []int64{-1 - 1_000_000}} // one request ahead: denied for 1 s
 	s, err := New(rec, WithCallerClock())
 	must.NoError(t, err)
 	req := core.TakeRequest{Key: "k", Algorithm: core.GCRA, Limits: []core.Limit{limit}, Cost: 1, Now: t0}
@@ -135,7 +137,7 @@ func TestTakeCachesDenials(t *testing.T) {
 	expect.Equal(t, 2, rec.calls, "a peek asks Redis")
 
 	req.Now = t0.Add(time.Second)
-	rec.reply = []int64{1, now + 1_000_000, now + 1_000_000}
+	rec.reply = []int64{0}
 	d, err = s.Take(bg, req)
 	must.NoError(t, err)
 	expect.True(t, d.Allowed, "asked again once the RetryAfter has run")

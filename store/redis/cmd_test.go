@@ -30,6 +30,20 @@ func TestDecisionCmd(t *testing.T) {
 	assert.Equal(t, "evalsha "+sha+" 1 rw:{user-7}:gcra:1 1 100000 100000: redis: nil", cmd.String())
 }
 
+// TestGapCmd: the call of a script that replies with one integer goes as a
+// decision's does, is never retried, and prints its integer.
+func TestGapCmd(t *testing.T) {
+	sha := "e0e1f9fabfc9d4800c877a703b823ac0578ff8db"
+	keys, args := []string{"rw:{user-7}:g"}, []string{"1", "100000", "100000"}
+	cmd := newGapCmd(context.Background(), "evalsha", &sha, keys, args)
+	assert.Equal(t, []any{"evalsha", &sha, 1, &keys[0], &args[0], &args[1], &args[2]}, cmd.Args())
+	assert.True(t, cmd.NoRetry())
+	cmd.SetVal(-100001)
+	assert.Equal(t, "evalsha "+sha+" 1 rw:{user-7}:g 1 100000 100000: -100001", cmd.String())
+	cmd.SetErr(redis.Nil)
+	assert.Equal(t, "evalsha "+sha+" 1 rw:{user-7}:g 1 100000 100000: redis: nil", cmd.String())
+}
+
 // TestRingRoutesByKey: a ring client hashes a decision's key, sent as a
 // *string, to the shard it hashes the same key as a string to, so the state
 // is where the ring's own commands find it.

@@ -81,12 +81,26 @@ type decisionCmd struct{ *redis.IntSliceCmd }
 // NoRetry tells go-redis not to retry the command after a network error.
 func (decisionCmd) NoRetry() bool { return true }
 
-// String shows the call as Redis receives it (its arguments go as *string,
-// which go-redis's own formatting would print as addresses), for logs and
-// hooks that print a command.
-func (c decisionCmd) String() string {
+// String shows the call as Redis receives it (see callString).
+func (c decisionCmd) String() string { return callString(c.Args(), c.Err(), c.Val()) }
+
+// gapCmd is the call of a script that replies with one integer
+// (luascript.Script.IntegerReply): never sent twice, as a decisionCmd, and
+// its reply read as an IntCmd reads it, into an int64, with no slice.
+type gapCmd struct{ *redis.IntCmd }
+
+// NoRetry tells go-redis not to retry the command after a network error.
+func (gapCmd) NoRetry() bool { return true }
+
+// String shows the call as Redis receives it (see callString).
+func (c gapCmd) String() string { return callString(c.Args(), c.Err(), c.Val()) }
+
+// callString shows a script call as Redis receives it (its arguments go as
+// *string, which go-redis's own formatting would print as addresses), then
+// its error or its reply, for logs and hooks that print a command.
+func callString(args []any, err error, val any) string {
 	var b strings.Builder
-	for i, arg := range c.Args() {
+	for i, arg := range args {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
@@ -96,21 +110,20 @@ func (c decisionCmd) String() string {
 			fmt.Fprint(&b, arg)
 		}
 	}
-	if err := c.Err(); err != nil {
+	if err != nil {
 		fmt.Fprintf(&b, ": %v", err)
 	} else {
-		fmt.Fprintf(&b, ": %v", c.Val())
+		fmt.Fprintf(&b, ": %v", val)
 	}
 	return b.String()
 }
 
-// newDecisionCmd builds verb (EVALSHA or EVAL) of script with keys and args.
-// Every argument but the number of keys goes as *string, which go-redis
-// writes (and a cluster or ring client hashes) as the string, so the call
-// allocates its argument slice and the command, and boxes nothing. The first
-// key's position is set, so a cluster client does not format the number of
-// keys to find it.
-func newDecisionCmd(ctx context.Context, verb any, script *string, keys, args []string) decisionCmd {
+// scriptArgs returns the arguments of verb (EVALSHA or EVAL) of script with
+// keys and args. Every argument but the number of keys goes as *string,
+// which go-redis writes (and a cluster or ring client hashes) as the string,
+// so the call allocates its argument slice and the command, and boxes
+// nothing.
+func scriptArgs(verb any, script *string, keys, args []string) []any {
 	cmdArgs := make([]any, 3+len(keys)+len(args))
 	cmdArgs[0], cmdArgs[1], cmdArgs[2] = verb, script, len(keys)
 	for i := range keys {
@@ -119,11 +132,27 @@ func newDecisionCmd(ctx context.Context, verb any, script *string, keys, args []
 	for i := range args {
 		cmdArgs[3+len(keys)+i] = &args[i]
 	}
-	cmd := redis.NewIntSliceCmd(ctx, cmdArgs...)
+	return cmdArgs
+}
+
+// newDecisionCmd builds verb (EVALSHA or EVAL) of script with keys and args
+// (scriptArgs). The first key's position is set, so a cluster client does
+// not format the number of keys to find it.
+func newDecisionCmd(ctx context.Context, verb any, script *string, keys, args []string) decisionCmd {
+	cmd := redis.NewIntSliceCmd(ctx, scriptArgs(verb, script, keys, args)...)
 	if len(keys) > 0 {
 		cmd.SetFirstKeyPos(3)
 	}
 	return decisionCmd{cmd}
+}
+
+// newGapCmd is newDecisionCmd for a script that replies with one integer.
+func newGapCmd(ctx context.Context, verb any, script *string, keys, args []string) gapCmd {
+	cmd := redis.NewIntCmd(ctx, scriptArgs(verb, script, keys, args)...)
+	if len(keys) > 0 {
+		cmd.SetFirstKeyPos(3)
+	}
+	return gapCmd{cmd}
 }
 
 // Eval sends the script call (evalOnce) and, while the call fails with an
@@ -140,10 +169,22 @@ func (b backend) Eval(ctx context.Context, sc *luascript.Script, keys, args []st
 
 // evalOnce sends EVALSHA sha numkeys keys... args... and, on NOSCRIPT (the
 // script did not run), the same with EVAL and the source, and appends the
-// reply's integers to dst. A reply that is not an array of integers is an
-// error (a null element, which no script sends, reads as 0, as go-redis
-// reads it).
+// reply's integers to dst: one for a script whose IntegerReply is set, else
+// those of its array. A reply of another type is an error (a null element of
+// an array, which no script sends, reads as 0, as go-redis reads it).
 func (b backend) evalOnce(ctx context.Context, sc *luascript.Script, keys, args []string, dst []int64) ([]int64, error) {
+	if sc.IntegerReply {
+		cmd := newGapCmd(ctx, "evalsha", &sc.SHA1, keys, args)
+		err := b.client.Process(ctx, cmd)
+		if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") { // guarded: the check allocates
+			cmd = newGapCmd(ctx, "eval", &sc.Source, keys, args)
+			err = b.client.Process(ctx, cmd)
+		}
+		if err != nil {
+			return dst, err
+		}
+		return append(dst, cmd.Val()), nil
+	}
 	cmd := newDecisionCmd(ctx, "evalsha", &sc.SHA1, keys, args)
 	err := b.client.Process(ctx, cmd)
 	if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") { // guarded: the check allocates

@@ -57,13 +57,21 @@ func (b backend) Eval(ctx context.Context, sc *luascript.Script, keys, args []st
 // the source. The commands are built without rueidis's retryable flag, so
 // rueidis never sends them twice after a network error (it retries only
 // commands marked retryable, and follows MOVED and ASK, which mean the
-// script did not run).
+// script did not run). It appends the reply's integers to dst: one for a
+// script whose IntegerReply is set, else those of its array.
 func (b backend) evalOnce(ctx context.Context, sc *luascript.Script, keys, args []string, dst []int64) ([]int64, error) {
 	cmd := b.client.B()
 	nk := int64(len(keys))
 	resp := b.client.Do(ctx, cmd.Evalsha().Sha1(sc.SHA1).Numkeys(nk).Key(keys...).Arg(args...).Build())
 	if rerr, ok := rueidis.IsRedisErr(resp.Error()); ok && rerr.IsNoScript() {
 		resp = b.client.Do(ctx, cmd.Eval().Script(sc.Source).Numkeys(nk).Key(keys...).Arg(args...).Build())
+	}
+	if sc.IntegerReply {
+		n, err := resp.AsInt64()
+		if err != nil {
+			return dst, err
+		}
+		return append(dst, n), nil
 	}
 	vals, err := resp.ToArray()
 	if err != nil {
