@@ -100,7 +100,7 @@ func TestEncode(t *testing.T) {
 			opts: []Option{WithPrefix("rw:")},
 			req:  core.TakeRequest{Namespace: "api", Key: "1.2.3.4", Algorithm: core.GCRA, Limits: []core.Limit{core.PerSecond(10)}, Cost: 1, Now: t0},
 			keys: []string{"rw:{api:1.2.3.4}:g"},
-			args: []string{"1", "100000", "1000000"},
+			args: []string{"100000", "1000000"}, // a cost of 1 goes unsaid (shortOneCall)
 		},
 		{
 			name: "server time, a TTL floor: -1 and the floor follow the figures",
@@ -170,7 +170,7 @@ func TestEncodeParamsMatchCore(t *testing.T) {
 			if alg.ValidateLimit(l) != nil {
 				continue
 			}
-			call, err := encode(t, core.TakeRequest{Algorithm: alg, Limits: []core.Limit{l}, Cost: 1})
+			call, err := encode(t, core.TakeRequest{Algorithm: alg, Limits: []core.Limit{l}, Cost: 2})
 			must.NoError(t, err, l.String())
 			want := []string{itoa(l.Rate), itoa(l.Period.Microseconds())}
 			if alg.OneWord() {
@@ -266,5 +266,39 @@ func TestEncodeErrorsMatchCore(t *testing.T) {
 func TestServerTimeIgnoresNow(t *testing.T) {
 	call, err := encode(t, core.TakeRequest{Algorithm: core.GCRA, Limits: []core.Limit{core.PerSecond(1)}, Cost: 1})
 	must.NoError(t, err, "the zero Now is fine when the server's clock decides")
-	expect.Equal(t, []string{"1", "1000000", "1000000"}, call.args, "no now is sent")
+	expect.Equal(t, []string{"1000000", "1000000"}, call.args, "no now is sent, nor the cost of 1")
+}
+
+// TestShortOneCall: a meter's call of one limit leaves out a cost of 1 when
+// nothing follows the figures, and only then.
+func TestShortOneCall(t *testing.T) {
+	tests := []struct {
+		name string
+		req  core.TakeRequest
+		opts []Option
+		args []string
+	}{
+		{"a spend of 1", core.TakeRequest{Algorithm: core.TokenBucket, Cost: 1}, nil, []string{"100000", "1000000"}},
+		{"a spend of 2", core.TakeRequest{Algorithm: core.TokenBucket, Cost: 2}, nil, []string{"2", "100000", "1000000"}},
+		{"a peek", core.TakeRequest{Algorithm: core.LeakyBucket, Cost: 0}, nil, []string{"0", "100000", "1000000"}},
+		{"a refund of 1", core.TakeRequest{Algorithm: core.GCRA, Cost: -1}, nil,
+			[]string{"-1", "100000", "1000000", "0", "-1", "0", "{resets}:announce", announcement(keyAddress("", "k"))}},
+		{"a TTL floor", core.TakeRequest{Algorithm: core.GCRA, Cost: 1}, []Option{WithMinTTL(time.Second)}, []string{"1", "100000", "1000000", "-1", "1000"}},
+		{"the caller's clock", core.TakeRequest{Algorithm: core.GCRA, Cost: 1, Now: t0}, []Option{WithCallerClock()},
+			[]string{"1", "100000", "1000000", "1700000000123456", "0"}},
+		{"two limits", core.TakeRequest{Algorithm: core.GCRA, Cost: 1, Limits: []core.Limit{core.PerSecond(10), core.PerSecond(10)}}, nil,
+			[]string{"1", "100000", "1000000", "100000", "1000000"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.req.Key = "k"
+			if tt.req.Limits == nil {
+				tt.req.Limits = []core.Limit{core.PerSecond(10)}
+			}
+			call, err := encode(t, tt.req, tt.opts...)
+			must.NoError(t, err)
+			expect.Equal(t, tt.args, call.args)
+			expect.Equal(t, len(tt.req.Limits) == 1, call.script.IntegerReply)
+		})
+	}
 }

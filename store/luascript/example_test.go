@@ -46,7 +46,7 @@ func Example() {
 	fmt.Println(d.Allowed, d.Remaining, d.ResetAfter, d.Limit)
 	// Output:
 	// KEYS: [myapp:{api:203.0.113.7}:g]
-	// ARGV: [1 100000 1000000]
+	// ARGV: [100000 1000000]
 	// true 9 100ms 10/s
 }
 

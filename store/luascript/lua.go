@@ -95,22 +95,43 @@ const luaTTL = `
 // a spend or a refund writes it so even when denied (core's rebase). A state
 // written under another interval is re-expressed, and written so whatever
 // the decision, as core's Reexpress and the memory store do.
-const luaMeter = luaNow + luaMeterRefund + "if nk == 1 then\n" + luaMeterOne + `  return {0, now, t0}
+const luaMeter = luaNow + luaMeterRefund + "if nk == 1 then\n  local i, iv, tau = 1, ARGV[2] + 0, ARGV[3] + 0\n" + luaMeterOne + `  return {0, now, t0}
 end
 ` + luaMeterMany
 
 // luaMeterOneInt is the meters' script for a request of one limit, with
-// luaMeter's KEYS and ARGV, that replies with one integer instead of a table
+// luaMeter's KEYS and ARGV or, for a spend of 1 with nothing after the
+// figures, ARGV {interval, tau} (luaMeterOneHead), that replies with one
+// integer instead of a table
 // (a table reply costs Redis about a tenth of the call, and each of its
 // integers more): the time the state held beyond now, max(T - now, 0), when
 // the request is admitted, and -1 minus it when denied. Nothing else in a
 // meter's decision depends on now, so decodeGap runs core's algorithm on that
 // gap at an instant of its own.
-var luaMeterOneInt = luaNow + `if nk ~= 1 then return redis.error_reply('ratewarden: one key expected') end
-` + luaMeterRefund + strings.Replace(luaMeterOne, "    return {1, now, t0}\n", `    if t0 > now then return t0 - now end
+var luaMeterOneInt = luaMeterOneHead + luaMeterRefund + strings.Replace(luaMeterOne, "    return {1, now, t0}\n", `    if t0 > now then return t0 - now end
     return 0
 `, 1) + `if t0 > now then return now - t0 - 1 end
 return -1
+`
+
+// luaMeterOneHead is luaNow for a meter's script of one limit, which also
+// reads the interval and tau: ARGV is luaNow's {cost, interval, tau, ...},
+// or {interval, tau} for a spend of 1 on Redis's clock with no TTL floor
+// (shortOneCall), nearly every call, which spares Redis an argument.
+const luaMeterOneHead = `
+if #KEYS ~= 1 then return redis.error_reply('ratewarden: one key expected') end
+local nk, i, cost, iv, tau, now, minttl, opt = 1, 1, 1, 0, 0, -1, 0, 4
+if ARGV[3] then
+  cost, iv, tau = ARGV[1] + 0, ARGV[2] + 0, ARGV[3] + 0
+  if cost < 0 then opt = 5 end
+  if ARGV[opt] then now, minttl = ARGV[opt] + 0, ARGV[opt + 1] + 0 end
+else
+  iv, tau = ARGV[1] + 0, ARGV[2] + 0
+end
+if now < 0 then
+  local t = redis.call('TIME')
+  now = t[1] * 1000000 + t[2]
+end
 `
 
 // luaMeterRefund gives a refund back (a negative cost), limit by limit, and
@@ -137,11 +158,11 @@ if cost < 0 then` + luaAnnounce + `
 end
 `
 
-// luaMeterOne decides a request of one limit and replies {1, now, T} when it
+// luaMeterOne decides a request of one limit, with i (1), iv and tau set,
+// and replies {1, now, T} when it
 // is admitted, T being the state it found; the caller appends the denial's
 // reply (luaMeter's {0, now, T}, luaMeterOneInt's one integer).
-const luaMeterOne = `  local i, iv, tau = 1, ARGV[2] + 0, ARGV[3] + 0
-  local v = redis.call('GET', KEYS[1])` + luaMeterRead + `
+const luaMeterOne = `  local v = redis.call('GET', KEYS[1])` + luaMeterRead + `
   local t0 = t
   local rebased = t - now > tau
   if rebased then t = now + tau end

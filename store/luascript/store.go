@@ -134,10 +134,11 @@ func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, 
 	if req.BlockFor != 0 { // the penalty box's script (block.go)
 		script, nk, call = blockScripts[req.Algorithm], nk+1, s.cfg.appendBlockCall(strs, req, now, encs)
 	} else {
+		call = s.cfg.appendCall(strs, req, now, encs)
 		if nk == 1 && oneScripts[req.Algorithm] != nil {
 			script = oneScripts[req.Algorithm] // one integer for a reply (decodeGap)
+			call = shortOneCall(call, req)
 		}
-		call = s.cfg.appendCall(strs, req, now, encs)
 	}
 	reply, err = s.backend.Eval(ctx, script, call[:nk], call[nk:], reply)
 	if req.Cost < 0 {
