@@ -3,6 +3,7 @@ package luascript
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"time"
 
 	"github.com/ratewarden/ratewarden/core"
@@ -83,25 +84,59 @@ func applyStates(req core.TakeRequest, states []core.State, now int64, allowed b
 	return d, nil
 }
 
-// decodeGap decodes the one integer a meter's script of one limit replies
-// (luaMeterOneInt): the time its state held beyond the script's now (0 for
-// none) when the request was admitted, -1 minus it when denied. A meter's
-// decision depends on its state only through that gap, so core decides it
-// on a state of T = gap at the instant 0. A gap beyond core.MaxTime is an
-// error wrapping errReply.
+// decodeGap decodes the one integer a script of one limit replies
+// (Script.IntegerReply): x when the request was admitted, -1 - x when denied.
+// For a meter (luaMeterOneInt) x is the time its state held beyond the
+// script's now, 0 for none: a meter's decision depends on its state only
+// through that gap, so core decides it on a state of T = x at the instant 0.
+// For a window (luaWindowOneInt) x = q * period + the time since the window
+// holding now started, q being that window's count (fixed) or its count and
+// the previous one's (sliding: cur * 2 * rate + prev); core decides it at
+// that time into its second window (period + elapsed), on a state of that
+// window. A figure out of its range is an error wrapping errReply.
 func decodeGap(req core.TakeRequest, reply []int64) (core.Decision, error) {
 	if len(reply) != 1 || len(req.Limits) != 1 {
 		return core.Decision{}, fmt.Errorf("%w: %d values for %d limits, want 1 for 1", errReply, len(reply), len(req.Limits))
 	}
-	gap, allowed := reply[0], true
-	if gap < 0 {
-		gap, allowed = -1-gap, false
+	x, allowed := reply[0], true
+	if x < 0 {
+		x, allowed = -1-x, false
 	}
-	if gap > core.MaxTime {
-		return core.Decision{}, fmt.Errorf("%w: gap %d µs out of range", errReply, reply[0])
+	if x > core.MaxTime {
+		return core.Decision{}, fmt.Errorf("%w: %d out of range", errReply, reply[0])
 	}
-	states := [1]core.State{{T: gap}}
-	return applyStates(req, states[:], 0, allowed)
+	if req.Algorithm.OneWord() {
+		states := [1]core.State{{T: x}}
+		return applyStates(req, states[:], 0, allowed)
+	}
+	l := req.Limits[0]
+	period, b := l.Period.Microseconds(), 2*l.Rate
+	if period <= 0 || b <= 0 {
+		return core.Decision{}, fmt.Errorf("%w: limit %v", errReply, l)
+	}
+	q, elapsed := x/period, x%period
+	state := core.State{T: period, N: q}
+	if req.Algorithm == core.SlidingWindow {
+		state.N, state.P = q/b, q%b
+	}
+	if state.N >= b {
+		return core.Decision{}, fmt.Errorf("%w: count %d above the scripts' cut", errReply, state.N)
+	}
+	states := [1]core.State{state}
+	return applyStates(req, states[:], period+elapsed, allowed)
+}
+
+// packsWindow reports whether a window limit's decision fits the one integer
+// below core.MaxTime its script of one limit replies (luaWindowOneInt): each
+// count is below b = 2 * rate, so x stays below b * period for the fixed
+// window and b * b * period for the sliding window.
+func packsWindow(alg core.Algorithm, f figures) bool {
+	b := uint64(2 * f.rate)
+	hi, x := bits.Mul64(b, uint64(f.period))
+	if alg == core.SlidingWindow && hi == 0 {
+		hi, x = bits.Mul64(b, x)
+	}
+	return hi == 0 && x <= uint64(core.MaxTime)
 }
 
 // checkResetReply checks the reset script's reply: the number of keys deleted,

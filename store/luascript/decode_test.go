@@ -173,3 +173,89 @@ func TestDecodeGapMatchesStates(t *testing.T) {
 	_, err := decodeGap(two, []int64{0})
 	expect.ErrorIs(t, err, errReply, "a gap answers one limit")
 }
+
+// TestDecodeWindowGapMatchesStates: the one integer of a window's script of
+// one limit, computed as luaWindowOneInt computes it from the state it read,
+// decodes to the very Decision the array of that state decodes to ({allowed,
+// now, T, N, P}), for both windows, states of the current, the previous, an
+// older and a later window (a clock that stepped back), counts up to the
+// scripts' cut, and a peek, a spend and one above what is left.
+func TestDecodeWindowGapMatchesStates(t *testing.T) {
+	const period = int64(60_000_000)
+	const rate = 5
+	limit := core.PerMinute(rate)
+	for _, alg := range []core.Algorithm{core.FixedWindow, core.SlidingWindow} {
+		for _, now := range []int64{1_700_000_040_000_000, 1_700_000_040_000_000 + 59_999_999} {
+			start := now - now%period
+			for _, st := range []int64{start, start - period, start - 5*period, start + period} {
+				for _, counts := range [][2]int64{{0, 0}, {3, 2}, {5, 5}, {7, 9}} {
+					for _, cost := range []int64{0, 1, 3} {
+						req := core.TakeRequest{Algorithm: alg, Limits: []core.Limit{limit}, Cost: cost}
+						s := core.State{T: st, N: counts[0], P: counts[1]}
+						if alg == core.FixedWindow {
+							s.P = 0
+						}
+						want, err := req.Algorithm.ApplyAll([]core.State{s}, req.Limits, cost, now)
+						must.NoError(t, err)
+						allowed := int64(0)
+						if want.Allowed {
+							allowed = 1
+						}
+						fromStates, err := decode(req, []int64{allowed, now, s.T, s.N, s.P})
+						must.NoError(t, err)
+						x := windowGap(alg, s, now, period, rate)
+						if !want.Allowed {
+							x = -1 - x
+						}
+						fromGap, err := decodeGap(req, []int64{x})
+						must.NoError(t, err, "%s %v at %d cost %d", alg, s, now, cost)
+						expect.Equal(t, fromStates, fromGap, "%s %v at %d cost %d", alg, s, now, cost)
+					}
+				}
+			}
+		}
+	}
+	req := core.TakeRequest{Algorithm: core.FixedWindow, Limits: []core.Limit{limit}, Cost: 1}
+	_, err := decodeGap(req, []int64{2 * rate * period})
+	expect.ErrorIs(t, err, errReply, "a count at the cut")
+}
+
+// windowGap is luaWindowOneInt's x for the state s read at now.
+func windowGap(alg core.Algorithm, s core.State, now, period, rate int64) int64 {
+	start := now - now%period
+	st := min(s.T, start)
+	var cur, prev int64
+	switch {
+	case st == start:
+		cur, prev = s.N, s.P
+	case st == start-period && alg == core.SlidingWindow:
+		prev = s.N
+	}
+	q := cur
+	if alg == core.SlidingWindow {
+		q = cur*2*rate + prev
+	}
+	return q*period + now - start
+}
+
+// TestPacksWindow: a window packs when its counts and period fit below
+// core.MaxTime, and never overflows deciding so.
+func TestPacksWindow(t *testing.T) {
+	tests := []struct {
+		alg          core.Algorithm
+		rate, period int64
+		want         bool
+	}{
+		{core.FixedWindow, 100, 60_000_000, true},
+		{core.SlidingWindow, 1000, 60_000_000, true},
+		{core.SlidingWindow, 10_000, 3_600_000_000, false},
+		{core.FixedWindow, 10_000, 3_600_000_000, true},
+		{core.FixedWindow, 1 << 40, 1 << 40, false},
+		{core.SlidingWindow, 1 << 30, 1 << 20, false},
+		{core.FixedWindow, 1, core.MaxTime / 2, true},
+		{core.FixedWindow, 1, core.MaxTime/2 + 1, false},
+	}
+	for _, tt := range tests {
+		expect.Equal(t, tt.want, packsWindow(tt.alg, figures{rate: tt.rate, period: tt.period}), "%s %d/%d", tt.alg, tt.rate, tt.period)
+	}
+}

@@ -57,13 +57,16 @@
 // make every reply as long as the limit's rate. The reset script replies {the
 // number of keys deleted}.
 //
-// A meter's request of one limit without a penalty box, nearly every
-// request, runs a script of its own (each algorithm's "+one" script, marked
-// Script.IntegerReply) that replies with one integer instead: the time the
-// state held beyond the script's now (max(T - now, 0)) when the request is
-// admitted, and -1 minus it when denied. A table reply costs Redis more than
-// the integers in it, and a meter's Decision depends on its state only
-// through that gap. A Backend appends it as one element.
+// A request of one limit without a penalty box, nearly every request, runs a
+// script of its own (each algorithm's "+one" script, marked
+// Script.IntegerReply; the sliding log has none) that replies with one
+// integer instead, when the Backend reads such replies (IntegerReplier, as
+// the go-redis and rueidis bindings do): for a meter, the time the state held
+// beyond the script's now (max(T - now, 0)); for a window whose figures fit
+// (the counts below twice the rate, times the period, below 2^52), its count
+// or counts and the time since its start, packed. The integer is negative,
+// -1 minus that, for a denial. A table reply costs Redis more than the
+// integers in it, and nothing else in such a Decision depends on the state.
 //
 // # Time and numbers
 //

@@ -30,6 +30,10 @@ type recorder struct {
 
 var errRecorded = errors.New("recorded")
 
+// ReadsIntegerReplies makes the recorder an IntegerReplier, as the bindings
+// are.
+func (r *recorder) ReadsIntegerReplies() bool { return true }
+
 func (r *recorder) Eval(_ context.Context, script *Script, keys, args []string, dst []int64) ([]int64, error) {
 	r.calls++
 	r.script, r.keys, r.args = script, slices.Clone(keys), slices.Clone(args)
@@ -57,7 +61,7 @@ func encode(t *testing.T, req core.TakeRequest, opts ...Option) (*recorder, erro
 
 func TestScripts(t *testing.T) {
 	all := Scripts()
-	must.Len(t, all, 7+len(BlockScripts())+len(CalendarScripts())+len(SettleScripts())+len(InFlightScripts())+len(LeaseScripts())+3)
+	must.Len(t, all, 7+len(BlockScripts())+len(CalendarScripts())+len(SettleScripts())+len(InFlightScripts())+len(LeaseScripts())+5)
 	seen := map[string]bool{}
 	for i, s := range all {
 		name := "reset"
@@ -127,7 +131,7 @@ func TestEncode(t *testing.T) {
 			name: "braces, percent and colons escaped",
 			req:  core.TakeRequest{Namespace: "a:b#", Key: "}{x:%", Algorithm: core.FixedWindow, Limits: []core.Limit{core.PerMinute(5)}, Cost: 1, Now: t0},
 			keys: []string{"{a%3Ab%23:%7D%7Bx:%25}:f"},
-			args: []string{"1", "5", "60000000"},
+			args: []string{"5", "60000000"},
 		},
 		{
 			name: "five limits: more than a frame holds",
@@ -143,7 +147,8 @@ func TestEncode(t *testing.T) {
 			call, err := encode(t, tt.req, tt.opts...)
 			must.NoError(t, err)
 			want := scripts[tt.req.Algorithm]
-			if len(tt.req.Limits) == 1 && oneScripts[tt.req.Algorithm] != nil {
+			if len(tt.req.Limits) == 1 && oneScripts[tt.req.Algorithm] != nil &&
+				(tt.req.Algorithm.OneWord() || packsWindow(tt.req.Algorithm, call.fig(t, tt.req))) {
 				want = oneScripts[tt.req.Algorithm] // one integer for a reply
 			}
 			expect.Same(t, want, call.script)
@@ -182,6 +187,14 @@ func TestEncodeParamsMatchCore(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// fig returns the figures of req's first limit.
+func (r *recorder) fig(t *testing.T, req core.TakeRequest) figures {
+	t.Helper()
+	f, err := figuresOf(req.Limits[0])
+	must.NoError(t, err)
+	return f
+}
 
 func TestTagIsInjectiveAndBounded(t *testing.T) {
 	s, err := New(&recorder{}, WithPrefix("x:"))
@@ -301,4 +314,42 @@ func TestShortOneCall(t *testing.T) {
 			expect.Equal(t, len(tt.req.Limits) == 1, call.script.IntegerReply)
 		})
 	}
+}
+
+// plainBackend is a Backend that is no IntegerReplier.
+type plainBackend struct{ rec *recorder }
+
+func (p plainBackend) Eval(ctx context.Context, script *Script, keys, args []string, dst []int64) ([]int64, error) {
+	return p.rec.Eval(ctx, script, keys, args, dst)
+}
+
+// declining is an IntegerReplier that reads no integer replies.
+type declining struct{ plainBackend }
+
+func (declining) ReadsIntegerReplies() bool { return false }
+
+// TestArraysForPlainBackends: a Backend that does not read one-integer
+// replies is sent the scripts that reply with arrays, with the whole ARGV,
+// whatever the request; one that does, the one-limit scripts, for the
+// windows only when their figures pack.
+func TestArraysForPlainBackends(t *testing.T) {
+	for _, alg := range core.Algorithms() {
+		req := core.TakeRequest{Key: "k", Algorithm: alg, Limits: []core.Limit{core.PerSecond(10)}, Cost: 1, Now: t0}
+		plain, decl := &recorder{err: errRecorded}, &recorder{err: errRecorded}
+		for rec, b := range map[*recorder]Backend{plain: plainBackend{plain}, decl: declining{plainBackend{decl}}} {
+			s, err := New(b, WithLocalCache(0))
+			must.NoError(t, err)
+			_, err = s.Take(bg, req)
+			must.ErrorIs(t, err, errRecorded)
+			expect.Same(t, scripts[alg], rec.script, "%T %s", b, alg)
+			expect.Equal(t, "1", rec.args[0], "%T %s: the cost is sent", b, alg)
+		}
+		rec, err := encode(t, req)
+		must.NoError(t, err)
+		expect.Equal(t, alg != core.SlidingLog, rec.script.IntegerReply, alg)
+	}
+	wide := core.TakeRequest{Key: "k", Algorithm: core.SlidingWindow, Limits: []core.Limit{core.PerHour(100_000)}, Cost: 1, Now: t0}
+	rec, err := encode(t, wide)
+	must.NoError(t, err)
+	expect.Same(t, scripts[core.SlidingWindow], rec.script, "counts that do not pack: the array reply")
 }

@@ -10,8 +10,8 @@ import (
 )
 
 // printer is a Backend that prints the call a Store hands it instead of
-// sending it, and replies as Redis does to GCRA's script of one limit for a
-// key it has never seen: admitted, with no time owed (0).
+// sending it, and replies as Redis does to GCRA's script for a key it has
+// never seen: admitted (1), at 1,700,000,000,000,000 µs, on a fresh state (0).
 // A real binding sends EVALSHA script.SHA1, then EVAL script.Source on
 // NOSCRIPT (see store/redis and store/rueidis).
 type printer struct{}
@@ -19,16 +19,12 @@ type printer struct{}
 func (printer) Eval(_ context.Context, script *luascript.Script, keys, args []string, dst []int64) ([]int64, error) {
 	fmt.Println("KEYS:", keys)
 	fmt.Println("ARGV:", args)
-	if !script.IntegerReply {
-		return dst, fmt.Errorf("printer: %s replies with an array", script)
-	}
-	return append(dst, 0), nil
+	return append(dst, 1, 1_700_000_000_000_000, 0), nil
 }
 
 // A Store encodes a request as one script call, hands it to its Backend, and
-// rebuilds the decision from the reply: for GCRA with one limit, one integer,
-// the time the key's state held beyond the server's clock, negative for a
-// denial.
+// rebuilds the decision from the reply: for GCRA, the verdict, the server's
+// time and the state the script found.
 func Example() {
 	store, err := luascript.New(printer{}, luascript.WithPrefix("myapp:"))
 	if err != nil {
@@ -46,7 +42,7 @@ func Example() {
 	fmt.Println(d.Allowed, d.Remaining, d.ResetAfter, d.Limit)
 	// Output:
 	// KEYS: [myapp:{api:203.0.113.7}:g]
-	// ARGV: [100000 1000000]
+	// ARGV: [1 100000 1000000]
 	// true 9 100ms 10/s
 }
 

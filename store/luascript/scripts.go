@@ -16,8 +16,9 @@ type Script struct {
 	Source string
 	// SHA1 is the lowercase hex SHA1 digest of Source, as EVALSHA takes it.
 	SHA1 string
-	// IntegerReply reports that the script replies with one integer, which a
-	// Backend appends as one element; every other script replies with an
+	// IntegerReply reports that the script replies with one integer, which
+	// an IntegerReplier's Eval appends as one element (a Store sends such a
+	// script through no other Backend); every other script replies with an
 	// array of integers.
 	IntegerReply bool
 	name         string
@@ -42,9 +43,9 @@ var scripts = func() [core.GCRA + 1]*Script {
 		case core.TokenBucket, core.GCRA, core.LeakyBucket:
 			body = luaMeter
 		case core.FixedWindow:
-			body = strings.NewReplacer("CARRY", luaFixedWindowCarry, "FITS", luaFixedWindowFits, "REFUND", luaFixedWindowRefund, "STATELIFE", "st + period - now", "LIFE", "ws + period - now").Replace(luaWindows)
+			body = fixedWindowReplacer("").Replace(luaWindows)
 		case core.SlidingWindow:
-			body = strings.NewReplacer("CARRY", luaSlidingWindowCarry, "FITS", luaSlidingWindowFits, "REFUND", luaSlidingWindowRefund, "STATELIFE", "st + 2 * period - now", "LIFE", "ws + 2 * period - now").Replace(luaWindows)
+			body = slidingWindowReplacer("").Replace(luaWindows)
 		case core.SlidingLog:
 			body = luaSlidingLog
 		}
@@ -53,17 +54,43 @@ var scripts = func() [core.GCRA + 1]*Script {
 	return s
 }()
 
-// oneScripts holds, for the token bucket, the leaky bucket and GCRA, the
-// script of a request of one limit without a penalty box: luaMeterOneInt,
-// which replies with one integer (decodeGap). Nearly every request is one.
+// oneScripts holds, for every algorithm but the sliding log, the script of a
+// request of one limit without a penalty box (for a window, one whose figures
+// pack: packsWindow), which replies with one integer (decodeGap):
+// luaMeterOneInt and luaWindowOneInt. Nearly every request is one.
 var oneScripts = func() [core.GCRA + 1]*Script {
 	var s [core.GCRA + 1]*Script
-	for _, a := range []core.Algorithm{core.TokenBucket, core.LeakyBucket, core.GCRA} {
-		s[a] = newScript(a.String()+"+one", luaMeterOneInt)
+	windowHead := strings.NewReplacer("FIG1", "rate", "FIG2", "period").Replace(luaOneHead)
+	for _, a := range core.Algorithms() {
+		var body string
+		switch a {
+		case core.TokenBucket, core.GCRA, core.LeakyBucket:
+			body = luaMeterOneInt
+		case core.FixedWindow:
+			body = windowHead + fixedWindowReplacer("count").Replace(luaWindowOneInt)
+		case core.SlidingWindow:
+			body = windowHead + slidingWindowReplacer("cur * 2 * rate + prev").Replace(luaWindowOneInt)
+		default:
+			continue
+		}
+		s[a] = newScript(a.String()+"+one", body)
 		s[a].IntegerReply = true
 	}
 	return s
 }()
+
+// fixedWindowReplacer and slidingWindowReplacer fill luaWindows' and
+// luaWindowOneInt's blanks for each window, gap being the count or counts
+// luaWindowOneInt replies.
+func fixedWindowReplacer(gap string) *strings.Replacer {
+	return strings.NewReplacer("CARRY", luaFixedWindowCarry, "FITS", luaFixedWindowFits, "REFUND", luaFixedWindowRefund,
+		"STATELIFE", "st + period - now", "LIFE", "ws + period - now", "GAP", gap)
+}
+
+func slidingWindowReplacer(gap string) *strings.Replacer {
+	return strings.NewReplacer("CARRY", luaSlidingWindowCarry, "FITS", luaSlidingWindowFits, "REFUND", luaSlidingWindowRefund,
+		"STATELIFE", "st + 2 * period - now", "LIFE", "ws + 2 * period - now", "GAP", gap)
+}
 
 // resetScript deletes its KEYS and replies {the number deleted}.
 var resetScript = newScript("reset", luaReset)

@@ -21,9 +21,9 @@ var ErrRedis = errors.New("ratewarden: redis failed")
 // binding of a Redis client implements (see the package doc).
 type Backend interface {
 	// Eval runs script with keys as KEYS and args as ARGV, and appends the
-	// integers of its reply to dst, returning the extended slice: a script
-	// replies with an array of integers, or, when its IntegerReply is set,
-	// with one integer, which makes one element. It sends EVALSHA script.SHA1,
+	// integers of its reply (an array of integers; one integer for a script
+	// whose IntegerReply is set, which only an IntegerReplier is sent) to
+	// dst, returning the extended slice. It sends EVALSHA script.SHA1,
 	// and EVAL script.Source only after a NOSCRIPT reply, which means the
 	// script did not run. It must never send the call again once it may have
 	// reached the server (the client's retries after a network error must be
@@ -31,6 +31,19 @@ type Backend interface {
 	// ctx is done, with an error. It does not change keys or args, and the
 	// Store wraps every error it returns with ErrRedis.
 	Eval(ctx context.Context, script *Script, keys, args []string, dst []int64) ([]int64, error)
+}
+
+// IntegerReplier is a Backend that also reads the reply of a script whose
+// IntegerReply is set: one integer, which Eval appends as one element. A
+// Store sends a request of one limit (nearly every request) the scripts that
+// reply so, which cost Redis less than an array reply, only through a Backend
+// whose ReadsIntegerReplies reports true; through any other Backend, those
+// that reply with arrays. The go-redis and rueidis bindings are
+// IntegerRepliers.
+type IntegerReplier interface {
+	Backend
+	// ReadsIntegerReplies reports whether Eval reads a one-integer reply.
+	ReadsIntegerReplies() bool
 }
 
 // Store is a core.Store and core.Resetter that keeps every key's state in
@@ -41,6 +54,7 @@ type Backend interface {
 // once. It is safe for concurrent use.
 type Store struct {
 	backend Backend
+	ints    bool // the backend reads one-integer replies (IntegerReplier)
 	cfg     config
 	cache   *denyCache // nil when off
 	now     func() time.Time
@@ -61,6 +75,9 @@ func New(backend Backend, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("%w: nil backend", core.ErrInvalidOption)
 	}
 	s := &Store{backend: backend, cfg: defaultConfig(), now: time.Now}
+	if r, ok := backend.(IntegerReplier); ok {
+		s.ints = r.ReadsIntegerReplies()
+	}
 	if err := s.cfg.apply(opts); err != nil {
 		return nil, err
 	}
@@ -135,7 +152,7 @@ func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, 
 		script, nk, call = blockScripts[req.Algorithm], nk+1, s.cfg.appendBlockCall(strs, req, now, encs)
 	} else {
 		call = s.cfg.appendCall(strs, req, now, encs)
-		if nk == 1 && oneScripts[req.Algorithm] != nil {
+		if s.ints && nk == 1 && oneScripts[req.Algorithm] != nil && (req.Algorithm.OneWord() || packsWindow(req.Algorithm, encs[0].fig)) {
 			script = oneScripts[req.Algorithm] // one integer for a reply (decodeGap)
 			call = shortOneCall(call, req)
 		}

@@ -55,7 +55,15 @@ func honoursContext(c redis.UniversalClient) bool {
 // the announcements of resets and refunds (luascript.Subscriber).
 type backend struct{ client redis.UniversalClient }
 
-var _ luascript.Subscriber = backend{}
+var (
+	_ luascript.Subscriber     = backend{}
+	_ luascript.IntegerReplier = backend{}
+)
+
+// ReadsIntegerReplies reports true: Eval reads a one-integer reply (with an
+// IntCmd), so the store sends requests of one limit the scripts that reply
+// so.
+func (backend) ReadsIntegerReplies() bool { return true }
 
 // Subscribe subscribes to channel on a connection of its own, as
 // RulesBackend.Subscribe does, for luascript.Store.FollowResets: it returns

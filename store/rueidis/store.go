@@ -32,7 +32,14 @@ func New(client rueidis.Client, opts ...luascript.Option) (*luascript.Store, err
 // the announcements of resets and refunds (luascript.Subscriber).
 type backend struct{ client rueidis.Client }
 
-var _ luascript.Subscriber = backend{}
+var (
+	_ luascript.Subscriber     = backend{}
+	_ luascript.IntegerReplier = backend{}
+)
+
+// ReadsIntegerReplies reports true: Eval reads a one-integer reply, so the
+// store sends requests of one limit the scripts that reply so.
+func (backend) ReadsIntegerReplies() bool { return true }
 
 // Subscribe subscribes to channel, as RulesBackend.Subscribe does, for
 // luascript.Store.FollowResets: rueidis renews a broken subscription on its
