@@ -166,6 +166,10 @@ type recordingBackend struct {
 	keys, args []string
 }
 
+// ReadsIntegerReplies reports true, as the go-redis and rueidis bindings
+// do, so the store hands it the calls it sends them.
+func (b *recordingBackend) ReadsIntegerReplies() bool { return true }
+
 func (b *recordingBackend) Eval(_ context.Context, script *luascript.Script, keys, args []string, _ []int64) ([]int64, error) {
 	b.script, b.keys, b.args = script, slices.Clone(keys), slices.Clone(args)
 	return nil, errRecorded

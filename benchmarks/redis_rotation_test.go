@@ -64,7 +64,8 @@ func rowKeys(name string) []string {
 
 // ourScriptFloor sends the very EVALSHA ratewarden's store sends for a GCRA
 // decision of each key (recorded from the store beforehand, its arguments
-// boxed once), as an IntSliceCmd through go-redis's Process, and does
+// boxed once), as an IntCmd (an IntSliceCmd for a script that replies with
+// an array) through go-redis's Process, and does
 // nothing else: between it and the go-redis floor lies what the script and
 // its longer call and reply cost; between it and ratewarden's go-redis row,
 // what the store and its binding cost the client.
@@ -84,11 +85,17 @@ func ourScriptFloor() redisImpl {
 			}
 			calls[key] = call
 		}
-		require.NoError(tb, c.rdb.ScriptLoad(context.Background(), rec.script.Source).Err())
+		script := rec.script
+		require.NoError(tb, c.rdb.ScriptLoad(context.Background(), script.Source).Err())
 		return shared(func(ctx context.Context, key string) (bool, error) {
 			call, ok := calls[key]
 			if !ok {
 				return false, fmt.Errorf("benchmarks: no call recorded for %q", key)
+			}
+			if script.IntegerReply { // one integer, negative for a denial
+				cmd := goredis.NewIntCmd(ctx, call...)
+				err := c.rdb.Process(ctx, cmd)
+				return err == nil && cmd.Val() >= 0, err
 			}
 			cmd := goredis.NewIntSliceCmd(ctx, call...)
 			err := c.rdb.Process(ctx, cmd)
