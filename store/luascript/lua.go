@@ -15,7 +15,9 @@ import "strings"
 //
 // Each argument costs Redis a string per call, as much as a few dozen Lua
 // operations, so a store on its defaults (Redis's clock, no TTL floor) sends
-// the cost and its figures and nothing else.
+// the cost and its figures and nothing else, and a spend of 1 on one limit
+// through a Backend that reads one-integer replies (the "+one" scripts,
+// luaOneHead) only the figures.
 //
 // A negative cost is a refund of -cost, admitted age µs before now (on the
 // server's clock, so a skew between the caller's and Redis's clocks never
