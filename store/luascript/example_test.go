@@ -3,6 +3,7 @@ package luascript_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ratewarden/ratewarden/core"
@@ -83,4 +84,44 @@ func ExampleStore_Keys() {
 	// Output:
 	// rl:{:user%7B42%7D}:w:2:0
 	// rl:{:user%7B42%7D}:w:2:1
+}
+
+// intPrinter is a Backend like printer that also reads one-integer replies
+// (an IntegerReplier, as the go-redis and rueidis bindings are), and replies
+// to such a script as Redis does for a key it has never seen: admitted, with
+// no time owed (0).
+type intPrinter struct{}
+
+func (intPrinter) ReadsIntegerReplies() bool { return true }
+
+func (intPrinter) Eval(_ context.Context, script *luascript.Script, keys, args []string, dst []int64) ([]int64, error) {
+	fmt.Println("script:", strings.Fields(script.String())[0], "integer reply:", script.IntegerReply)
+	fmt.Println("KEYS:", keys)
+	fmt.Println("ARGV:", args)
+	return append(dst, 0), nil
+}
+
+// Through a Backend that reads one-integer replies, a request of one limit
+// runs the algorithm's "+one" script, which replies with one integer, and a
+// spend of 1 sends only the limit's figures: less for Redis to do per call.
+func ExampleIntegerReplier() {
+	store, err := luascript.New(intPrinter{}, luascript.WithPrefix("myapp:"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	d, err := store.Take(context.Background(), core.TakeRequest{
+		Namespace: "api", Key: "203.0.113.7", Algorithm: core.GCRA,
+		Limits: []core.Limit{core.PerSecond(10)}, Cost: 1,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(d.Allowed, d.Remaining, d.ResetAfter, d.Limit)
+	// Output:
+	// script: gcra+one integer reply: true
+	// KEYS: [myapp:{api:203.0.113.7}:g]
+	// ARGV: [100000 1000000]
+	// true 9 100ms 10/s
 }
