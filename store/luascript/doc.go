@@ -111,12 +111,15 @@
 //
 // Errors wrap ErrRedis, or core's sentinels for invalid requests, which are
 // refused without a call to Redis. A call honours its context's deadline and
-// cancellation. A script call is never sent twice: a client that retries a
-// command after a network error would, for a decision whose reply was lost,
-// count the request twice, so each binding turns its client's retries off for
-// the script call (MOVED and ASK redirections, which mean the script did not
-// run, are still followed). Whether to fail open or closed is the HTTP
-// layer's choice; the store only reports.
+// cancellation. A script call that may have run is never sent twice: a
+// client that retries a command after a network error would, for a decision
+// whose reply was lost, count the request twice, so each binding turns its
+// client's retries off for the script call. MOVED and ASK redirections, which
+// mean the script did not run, are still followed, and each binding sends the
+// call again when its error proves the script did not run: a refused
+// connection, or a CLUSTERDOWN, TRYAGAIN, LOADING or MASTERDOWN reply.
+// Whether to fail open or closed is the HTTP layer's choice; the store only
+// reports.
 //
 // # Local cache of denials
 //
