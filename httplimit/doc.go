@@ -174,10 +174,11 @@
 // [HeaderPeeker] (a header read without a copy), [HoldContext] (the context
 // that ends a held leaky-bucket request) and [HangUpChecker] (a client's
 // hang-up, asked every [HangUpCheckInterval] while a request is held).
-// Two helpers serve views of servers that hand out a net.Addr and a
+// Three helpers serve views of servers that hand out a net.Addr and a
 // net.Conn (fasthttp, grpc-go): [PeerAddr], a peer's IP text without an
-// allocation for a returning IPv4 client, and [ConnHungUp], a peek at the
-// socket that tells a client that hung up. [HandleAll] runs a list of policies chosen per request, as package rules
+// allocation for a returning IPv4 client, [PeerIP], the peer's address for a
+// view's keyfuncs.PeerIPRequest (keyfuncs.IP then reads no text), and
+// [ConnHungUp], a peek at the socket that tells a client that hung up. [HandleAll] runs a list of policies chosen per request, as package rules
 // does. testing/adaptertest checks an adapter against every case of this
 // contract.
 package httplimit
