@@ -2,6 +2,7 @@ package fiber3mw
 
 import (
 	"context"
+	"net/netip"
 	"strings"
 	"time"
 	"unsafe"
@@ -24,6 +25,13 @@ type request[C fiber.Ctx] struct{ c C }
 // RemoteAddr is the peer's IP (without the port, which costs an allocation
 // and which no key uses) or, for a connection that is not TCP, its address.
 func (v request[C]) RemoteAddr() string { return httplimit.PeerAddr(v.c.RequestCtx().RemoteAddr()) }
+
+// PeerIP is the peer's IP address (keyfuncs.PeerIPRequest), which
+// keyfuncs.IP reads instead of RemoteAddr's text: fasthttp reports the peer
+// as a *net.TCPAddr, an address already.
+func (v request[C]) PeerIP() (netip.Addr, bool) {
+	return httplimit.PeerIP(v.c.RequestCtx().RemoteAddr())
+}
 
 func (v request[C]) Header(name string) string { return strings.Clone(v.c.Get(name)) }
 

@@ -3,6 +3,7 @@ package fibermw
 import (
 	"context"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 	"unsafe"
@@ -22,6 +23,11 @@ type request struct{ c *fiber.Ctx }
 // RemoteAddr is the peer's IP (without the port, which costs an allocation
 // and which no key uses) or, for a connection that is not TCP, its address.
 func (v request) RemoteAddr() string { return httplimit.PeerAddr(v.c.Context().RemoteAddr()) }
+
+// PeerIP is the peer's IP address (keyfuncs.PeerIPRequest), which
+// keyfuncs.IP reads instead of RemoteAddr's text: fasthttp reports the peer
+// as a *net.TCPAddr, an address already.
+func (v request) PeerIP() (netip.Addr, bool) { return httplimit.PeerIP(v.c.Context().RemoteAddr()) }
 
 func (v request) Header(name string) string { return strings.Clone(v.c.Get(name)) }
 

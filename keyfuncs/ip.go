@@ -241,6 +241,11 @@ func IP(opts ...Option) (Func, error) {
 }
 
 func (c *ipConfig) key(r Request) (string, error) {
+	if pr, ok := r.(PeerIPRequest); ok {
+		if peer, ok := pr.PeerIP(); ok {
+			return c.peerKey(r, peer.Unmap().WithZone("")), nil
+		}
+	}
 	addr := r.RemoteAddr()
 	// The common case first: an IPv4 peer written canonically.
 	peer, peerText, canonical := canonicalIPv4(addr)
