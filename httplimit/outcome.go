@@ -3,7 +3,6 @@ package httplimit
 import (
 	"context"
 	"net/http"
-	"strconv"
 	"time"
 	"unsafe"
 
@@ -232,7 +231,7 @@ func (o *outcome) addValue(v string, start uint8) uint8 {
 // returns its slot. The buffer has room for any two values.
 func (o *outcome) appendInt(v int64) uint8 {
 	start := o.n
-	o.n = uint8(len(strconv.AppendInt(o.buf[:o.n], v, 10)))
+	o.n = uint8(len(appendDecimal(o.buf[:o.n], v)))
 	// buf[start:n] is written once, here, before its string is made, and never
 	// again: the outcome is read-only once decide returns.
 	return o.addValue(unsafe.String(&o.buf[start], int(o.n-start)), start)
