@@ -130,5 +130,11 @@ func (v request) WriteHeader(status int) { v.c.Status(status) }
 // Write appends b to the response body.
 func (v request) Write(b []byte) (int, error) { return v.c.Write(b) }
 
+// WriteSharedBody makes body, which is never modified, the response body
+// without copying it (httplimit.SharedBodyWriter), as Fiber's c.Send and
+// c.JSON do with fasthttp's SetBodyRaw: the body of the policy's own answers
+// costs no copy and no buffer from fasthttp's pool.
+func (v request) WriteSharedBody(body []byte) { v.c.Response().SetBodyRaw(body) }
+
 // bytesOf returns s's bytes without copying them; they must not be written.
 func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }

@@ -235,6 +235,17 @@ type HeaderPeeker interface {
 	PeekHeader(name string) string
 }
 
+// SharedBodyWriter is implemented by a ResponseWriter that can send a body
+// without copying it, as fasthttp's Response.SetBodyRaw does: the policy
+// writes the body of an answer of its own (a denial, a key error, a failed
+// store) through WriteSharedBody instead of Write. The body is never
+// modified, and many responses may hold it at once: the writer must not write
+// into it. It is the whole body of the response, written once, after
+// WriteHeader.
+type SharedBodyWriter interface {
+	WriteSharedBody(body []byte)
+}
+
 // HoldContext is implemented by a request view whose server signals the end of
 // a request other than through its context: a held leaky-bucket request stops
 // waiting when HoldContext's context ends (fasthttp's RequestCtx, at server

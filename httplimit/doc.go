@@ -173,7 +173,9 @@
 // [Arrival] (the server's arrival time, read instead of the clock),
 // [HeaderPeeker] (a header read without a copy), [HoldContext] (the context
 // that ends a held leaky-bucket request) and [HangUpChecker] (a client's
-// hang-up, asked every [HangUpCheckInterval] while a request is held).
+// hang-up, asked every [HangUpCheckInterval] while a request is held); a
+// writer may implement [SharedBodyWriter] (the body of the policy's own
+// answers, handed over without a copy).
 // Three helpers serve views of servers that hand out a net.Addr and a
 // net.Conn (fasthttp, grpc-go): [PeerAddr], a peer's IP text without an
 // allocation for a returning IPv4 client, [PeerIP], the peer's address for a

@@ -84,8 +84,19 @@ func (p *Policy) respond(o *outcome, r keyfuncs.Request, w ResponseWriter) {
 	// A write error means the client is gone: nobody is left to tell.
 	w.WriteHeader(resp.Status)
 	if len(resp.Body) > 0 {
-		_, _ = w.Write(resp.Body)
+		writeBody(w, resp.Body)
 	}
+}
+
+// writeBody writes body, which is never modified, to w: handed over
+// whole to a SharedBodyWriter (with no spare capacity, which an append could
+// write into), else through Write.
+func writeBody(w ResponseWriter, body []byte) {
+	if sw, ok := w.(SharedBodyWriter); ok {
+		sw.WriteSharedBody(body[:len(body):len(body)])
+		return
+	}
+	_, _ = w.Write(body)
 }
 
 // holdContext is the context a held request waits on: r's HoldContext when
