@@ -166,24 +166,28 @@ func (p *Policy) decide(ctx context.Context, r keyfuncs.Request, arrival time.Ti
 	if t.timed {
 		began = time.Now()
 	}
-	var d core.Decision
+	// The limiter writes its decision straight into the outcome: a decision
+	// is 144 bytes, and each copy of it shows in a denial's cost.
+	o := p.pooledOutcome(t)
 	if t.timeout <= 0 {
-		d, err = t.lim.AllowNAt(ctx, key, cost, arrival)
+		o.decision, err = t.lim.AllowNAt(ctx, key, cost, arrival)
 	} else {
-		d, err = t.allowWithin(ctx, key, cost, arrival)
+		o.decision, err = t.allowWithin(ctx, key, cost, arrival)
 	}
 	var latency time.Duration
 	if t.timed {
 		latency = time.Since(began)
 	}
 	if err != nil {
-		return p.limiterError(r, t, err, latency, d.RetryAfter), spend{}
+		wait := o.decision.RetryAfter
+		p.release(o)
+		return p.limiterError(r, t, err, latency, wait), spend{}
 	}
+	o.decided = true
 	if t.breaker.open() {
 		p.noteBreakerClosed(t)
 	}
-	o := p.newOutcome(t, &d)
-	if d.Allowed && (p.maxDelay == 0 || d.Delay <= p.maxDelay) {
+	if d := &o.decision; d.Allowed && (p.maxDelay == 0 || d.Delay <= p.maxDelay) {
 		if t.inflight != nil {
 			return p.admitInFlight(ctx, o, r, t, key, cost, latency)
 		}
@@ -213,15 +217,25 @@ func (t *tier) allowWithin(ctx context.Context, key string, cost int64, arrival 
 
 // newOutcome returns a pooled outcome for decision d under t.
 func (p *Policy) newOutcome(t *tier, d *core.Decision) *outcome {
+	o := p.pooledOutcome(t)
+	o.decided, o.decision = true, *d
+	return o
+}
+
+// pooledOutcome returns a pooled outcome under t whose decision is still to
+// be written: not decided, its decision stale.
+func (p *Policy) pooledOutcome(t *tier) *outcome {
 	o, _ := p.pool.Get().(*outcome)
 	if o == nil {
 		o = &outcome{pooled: true}
 	} else {
-		// What release left is stale: reset all but vals and buf, which are
-		// written before they are read (nv and n say how much is used).
+		// What release left is stale: reset all but decision, vals and buf,
+		// which are written before they are read (nv and n say how much of
+		// vals and buf is used).
 		o.nh, o.nv, o.n, o.spilled, o.response, o.parent, o.refund, o.settled = 0, 0, 0, false, nil, nil, false, false
+		o.decided = false
 	}
-	o.action, o.decided, o.decision, o.t = actionPass, true, *d, t
+	o.action, o.t = actionPass, t
 	return o
 }
 
