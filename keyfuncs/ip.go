@@ -194,7 +194,9 @@ var (
 // IP returns a key function that keys a request by its client's IP address.
 //
 // By default the client is the network peer (Request.RemoteAddr, as
-// "ip:port", "[ipv6]:port" or a bare address), and no header is looked at.
+// "ip:port", "[ipv6]:port" or a bare address, or the address a view that
+// implements PeerIPRequest gives, which keys the same), and no header is
+// looked at.
 // With WithTrustedProxies, and only when the peer is inside the trusted
 // prefixes, the forwarding headers are read, in the order of WithForwardingHeaders
 // (default: X-Forwarded-For, then Forwarded, then X-Real-IP; the first that
