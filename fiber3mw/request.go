@@ -140,7 +140,10 @@ func (v request[C]) Write(b []byte) (int, error) { return v.c.Write(b) }
 // WriteSharedBody makes body, which is never modified, the response body
 // without copying it (httplimit.SharedBodyWriter), as Fiber's c.Send and
 // c.JSON do with fasthttp's SetBodyRaw: the body of the policy's own answers
-// costs no copy and no buffer from fasthttp's pool.
+// costs no copy and no buffer from fasthttp's pool. As after c.Send, a
+// handler that writes to the response after the middleware answered it
+// (c.Write, fasthttp's AppendBody) replaces that body rather than adding to
+// it.
 func (v request[C]) WriteSharedBody(body []byte) { v.c.Response().SetBodyRaw(body) }
 
 // bytesOf returns s's bytes without copying them; they must not be written.
