@@ -115,6 +115,16 @@ func checkFieldName(name string) error {
 	return nil
 }
 
+// answersJSON reports whether the policy's own answer to r carries problem
+// details rather than plain text: as WithBodyFormat fixes it, else as r's
+// Accept header asks, read only then.
+func (p *Policy) answersJSON(r keyfuncs.Request) bool {
+	if p.bodies == NegotiatedBody {
+		return acceptsJSON(accept(r))
+	}
+	return p.bodies == ProblemJSONBody
+}
+
 // acceptsJSON reports whether an Accept header names a JSON media type
 // (application/json, application/problem+json, any +json type, or
 // application/*) with a non-zero quality. A missing Accept, or one that only

@@ -39,7 +39,7 @@ func (p *Policy) breakerOpen(r keyfuncs.Request, t *tier, wait time.Duration, er
 	if !p.failClosed || p.dryRun {
 		return p.passOutcome
 	}
-	shared := p.failOutcomes[b2i(acceptsJSON(accept(r)))][b2i(r.Method() == "HEAD")]
+	shared := p.failOutcomes[b2i(p.answersJSON(r))][b2i(r.Method() == "HEAD")]
 	o := p.newOutcome(t, &core.Decision{})
 	o.decided, o.action, o.response = false, actionRespond, shared.response
 	o.addHeader(hRetryAfter, o.appendInt(max(ceilSeconds(wait), 1)))

@@ -31,7 +31,8 @@
 // denial the reset and t equal Retry-After, so that Retry-After never points
 // earlier than t, as the draft asks. The body is RFC 9457 problem details of
 // the draft's quota-exceeded type, naming the violated policy, when the
-// client's Accept names a JSON type, and plain text otherwise; HEAD gets none.
+// client's Accept names a JSON type, and plain text otherwise (WithBodyFormat
+// fixes one of the two instead); HEAD gets none.
 // No header or body ever holds request data or error text.
 //
 // The default bodies are exported as building blocks ([ProblemDetails],

@@ -102,7 +102,7 @@ func (p *Policy) admitInFlight(ctx context.Context, o *outcome, r keyfuncs.Reque
 		p.observe(Event{Outcome: OutcomeInFlightRefused, Policy: t.name, StoreLatency: latency, Request: r})
 	}
 	p.giveBack(ctx, t, o, key, cost)
-	return t.inflight[b2i(acceptsJSON(accept(r)))][b2i(r.Method() == http.MethodHead)], spend{}
+	return t.inflight[b2i(p.answersJSON(r))][b2i(r.Method() == http.MethodHead)], spend{}
 }
 
 // giveBack refunds what the rates admitted o to spend, for a request the

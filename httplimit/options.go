@@ -185,6 +185,39 @@ func WithHeaders(set HeaderSet) Option {
 	}
 }
 
+// BodyFormat says which body the policy's own answers (a denial, a key
+// error, a failed or full store, a refused in-flight request) carry.
+type BodyFormat uint8
+
+const (
+	// NegotiatedBody, the default, answers RFC 9457 problem details
+	// (application/problem+json) to a client whose Accept names a JSON type,
+	// and plain text to any other.
+	NegotiatedBody BodyFormat = iota
+	// TextBody answers plain text to every client, Accept unread: what most
+	// frameworks' own limiters send (Fiber's "Too Many Requests").
+	TextBody
+	// ProblemJSONBody answers problem details to every client, Accept
+	// unread: for an API whose every client reads JSON.
+	ProblemJSONBody
+)
+
+// WithBodyFormat fixes the body of the policy's own answers to one format
+// instead of negotiating it on each request's Accept header (NegotiatedBody,
+// the default); the status and the headers are the same either way, and HEAD
+// gets no body. It returns an error wrapping core.ErrInvalidOption for a
+// value that is not one of the three. WithResponder and WithDeniedHandler
+// still write what they write.
+func WithBodyFormat(f BodyFormat) Option {
+	return func(p *Policy) error {
+		if f > ProblemJSONBody {
+			return fmt.Errorf("%w: unknown body format %d", core.ErrInvalidOption, f)
+		}
+		p.bodies = f
+		return nil
+	}
+}
+
 // WithoutHeadersOnAllowed writes the rate-limit headers on denied responses
 // only.
 func WithoutHeadersOnAllowed() Option {

@@ -31,6 +31,7 @@ type Policy struct {
 	timeout    time.Duration
 	maxDelay   time.Duration
 	headers    HeaderSet
+	bodies     BodyFormat // WithBodyFormat
 	onAllowed  bool
 	inContext  bool
 	pool       sync.Pool // of *outcome, see release
@@ -281,7 +282,7 @@ func (p *Policy) deny(o *outcome, r keyfuncs.Request, latency time.Duration) *ou
 	case p.responder != nil:
 		o.response = response(p.responder(r, *d), 429, head)
 	default:
-		o.response = o.t.perLimit[d.Index].denied[b2i(acceptsJSON(accept(r)))][b2i(head)]
+		o.response = o.t.perLimit[d.Index].denied[b2i(p.answersJSON(r))][b2i(head)]
 	}
 	return o
 }
@@ -315,9 +316,9 @@ func (p *Policy) keyError(r keyfuncs.Request, err error) *outcome {
 		return &outcome{action: actionRespond, response: response(p.keyResp(r, err), KeyErrorProblem(err).Status, head)}
 	}
 	if peer {
-		return p.peerOutcomes[b2i(acceptsJSON(accept(r)))][b2i(head)]
+		return p.peerOutcomes[b2i(p.answersJSON(r))][b2i(head)]
 	}
-	return p.keyOutcomes[b2i(acceptsJSON(accept(r)))][b2i(head)]
+	return p.keyOutcomes[b2i(p.answersJSON(r))][b2i(head)]
 }
 
 // limiterError reports a limiter error and fails open or closed (a dry run
@@ -347,7 +348,7 @@ func (p *Policy) limiterError(r keyfuncs.Request, t *tier, err error, latency, w
 	if !closed {
 		return p.passOutcome
 	}
-	return p.failOutcomes[b2i(acceptsJSON(accept(r)))][b2i(r.Method() == "HEAD")]
+	return p.failOutcomes[b2i(p.answersJSON(r))][b2i(r.Method() == "HEAD")]
 }
 
 // storeFull reports a request whose new key a full store refused and answers
@@ -364,7 +365,7 @@ func (p *Policy) storeFull(r keyfuncs.Request, t *tier, err error, latency time.
 	if p.dryRun {
 		return p.passOutcome
 	}
-	return p.failOutcomes[b2i(acceptsJSON(accept(r)))][b2i(r.Method() == "HEAD")]
+	return p.failOutcomes[b2i(p.answersJSON(r))][b2i(r.Method() == "HEAD")]
 }
 
 // response completes a responder's answer: a default status, no body to HEAD.
