@@ -11,7 +11,10 @@ package benchmarks
 //
 //   - Fiber v2 and v3 `limiter`: Retry-After and "Too Many Requests";
 //     ratewarden with WithHeaders(0) sends the same field and body
-//     ("retry-after" rows).
+//     ("retry-after" rows), after reading Accept to choose between that body
+//     and problem details, which Fiber's limiter does not do; with
+//     WithBodyFormat(TextBody) too it reads no Accept, as Fiber's limiter
+//     ("retry-after-text" rows, every framework).
 //   - Echo v5 `RateLimiter` (memory store): X-RateLimit-Limit,
 //     X-RateLimit-Remaining, Retry-After and a JSON error; ratewarden with
 //     WithHeaders(XRateLimitHeaders) sends those and X-RateLimit-Reset
@@ -71,6 +74,7 @@ var deniedVariants = []struct {
 	{"ratewarden-all-fields", nil},
 	{"ratewarden-x-ratelimit", []httplimit.Option{httplimit.WithHeaders(httplimit.XRateLimitHeaders)}},
 	{"ratewarden-retry-after", []httplimit.Option{httplimit.WithHeaders(0)}},
+	{"ratewarden-retry-after-text", []httplimit.Option{httplimit.WithHeaders(0), httplimit.WithBodyFormat(httplimit.TextBody)}},
 }
 
 // deniedFloorFields are the six fields of ratewarden's default 429 on a
