@@ -23,8 +23,16 @@ import (
 // goes, so a meter's lease keeps its size near the limit and, once denied,
 // waits until that many tokens are back (at most TTL) before asking again.
 // A store's denial is repeated locally while its RetryAfter runs, at most
-// TTL. A refresh is started in the background before a lease runs out, and
-// a request that finds tokens never waits for it.
+// TTL. A refresh is started in the background before a lease runs out (at
+// half its size, at 3/4 of its TTL, or once what it holds would be spent in
+// less than twice the lease calls' observed latency), and a request that
+// finds tokens never waits for it. A request that finds its key's lease
+// empty while a lease call is on its way is denied at once when the key's
+// last lease call was granted fewer tokens than it asked (the key is at its
+// limit: RetryAfter is the time its governing limit takes to give a token
+// back, a fixed window's end), and otherwise waits at most a millisecond
+// for the call (not at all when the calls' latency says it will not be back
+// by then) before asking the store itself.
 //
 // Leased tokens are spent only while their lease lasts: for the fixed and
 // sliding windows, until the end of the window they were counted in (or TTL,
@@ -38,6 +46,11 @@ import (
 //   - false denials (a client refused while tokens sit unspent in other
 //     instances' leases) are at most instances x Max per window or TTL; a
 //     crashed instance's lease is lost, costing at most its L tokens once.
+//     A request denied at its key's limit while a lease call is on its way
+//     could have had only the tokens that call brings (the store can have
+//     regained no more since it last granted fewer than asked), at most
+//     Max, and the key's next requests spend them: the fleet admits no
+//     fewer for it.
 //
 // The sliding log (each admission is a timestamp the log must hold when it
 // happens) and the leaky bucket (each admission is a place in a queue) cannot

@@ -25,6 +25,12 @@ type leaseState struct {
 
 	bg  sync.WaitGroup
 	bgN atomic.Int64
+	// latency is the lease calls' latency (µs, on the Limiter's clock), a
+	// moving average (see observe); 0 before the first.
+	latency atomic.Int64
+	// timers holds stopped timers for the requests that wait for a lease
+	// call on its way (see await), used again so a wait allocates nothing.
+	timers chan *time.Timer
 	// What TokenLeaseStats reports (local spends are counted per set).
 	decisions, calls, refreshes, leased, returned, failures atomic.Int64
 }
@@ -39,15 +45,17 @@ func (s *leaseState) init(leaser TokenLeaser, alg Algorithm) {
 	s.fleetMax = int64(max(1, s.cfg.Fleet)) * s.cfg.Max
 	s.window = alg == FixedWindow || alg == SlidingWindow
 	s.ttlUs = s.cfg.TTL.Microseconds()
+	s.timers = make(chan *time.Timer, maxLeaseBackground)
 }
 
 // spendOrAwait decides key's request of n from its lease at now, waiting
-// for a refresh on its way when the lease is empty; ok is false when the
-// store must decide.
+// a moment for a lease call on its way when the lease is empty and the key
+// is not at its limit (see spend); ok is false when the store must decide.
 func (s *leaseState) spendOrAwait(ctx context.Context, l *Limiter, key string, n int64, now time.Time) (d Decision, ok bool) {
 	us := Micros(now)
-	if d, ok = s.spend(l, key, n, us); !ok && s.awaitRefresh(ctx, key) {
-		d, ok = s.spend(l, key, n, us)
+	d, ok, landed := s.spend(l, key, n, us)
+	if !ok && landed != nil && s.await(ctx, landed) {
+		d, ok, _ = s.spend(l, key, n, us)
 	}
 	if ok {
 		d.at = us
@@ -59,23 +67,30 @@ func (s *leaseState) spendOrAwait(ctx context.Context, l *Limiter, key string, n
 }
 
 // spend decides key's request of n from its lease, with no store call, at
-// now (µs): ok is false when the key holds too few tokens. It starts a
-// refresh when the lease runs low or old.
-func (s *leaseState) spend(l *Limiter, key string, n, now int64) (d Decision, ok bool) {
+// now (µs). When the key holds too few tokens, it repeats the store's last
+// denial while it runs, or denies at once a key at its limit whose lease
+// call is on its way (see refuse); else ok is false, and landed is the
+// channel of a lease call on its way worth waiting for (see landedSoon), or
+// nil. It starts a refresh when the lease runs low or old.
+func (s *leaseState) spend(l *Limiter, key string, n, now int64) (d Decision, ok bool, landed chan struct{}) {
 	set := s.table.set(key)
 	set.mu.Lock()
 	e := set.find(key)
 	if e == nil {
 		set.mu.Unlock()
-		return Decision{}, false
+		return Decision{}, false, nil
 	}
 	if !s.ready(l, key, e, n, now) {
-		d, ok = e.deny(l, n, now)
+		if d, ok = e.deny(l, n, now); !ok {
+			d, ok = s.refuse(l, e, n, now)
+		}
 		if ok {
 			set.local++
+		} else {
+			landed = s.landedSoon(e, now)
 		}
 		set.mu.Unlock()
-		return d, ok
+		return d, ok, landed
 	}
 	e.cur.tokens -= n
 	e.last = now
@@ -87,36 +102,25 @@ func (s *leaseState) spend(l *Limiter, key string, n, now int64) (d Decision, ok
 		d.ResetAfter = micros(e.reset - now)
 	}
 	var want int64
-	if !e.refreshing && s.due(e, now) {
-		if want = min(s.resize(e, now), s.cfg.Max-e.cur.tokens-e.next.tokens-e.asking); want > 1 {
-			e.refreshing, e.landed = true, make(chan struct{})
+	if room := s.cfg.Max - e.cur.tokens - e.next.tokens - e.asking; room > 1 && !e.refreshing {
+		if want = s.due(e, room, now); want > 1 {
+			want = min(s.resize(e, now), want)
+		}
+		if want > 1 {
+			e.refreshing, e.landed, e.askedAt = true, make(chan struct{}), now
 			e.asking += want
 		}
 	}
 	gen := e.gen
 	set.mu.Unlock()
 	if want > 1 {
-		if !s.background(func(ctx context.Context) { s.refresh(ctx, l, key, gen, want) }) {
+		if s.background(func(ctx context.Context) { s.refresh(ctx, l, key, gen, want) }) {
+			s.refreshes.Add(1) // counted as it starts, before the request is answered
+		} else {
 			s.landed(key, gen, want, true) // too many calls on their way: the next request's turn
 		}
 	}
-	return d, true
-}
-
-// due reports whether e's leases need a refresh at now: the current one
-// is down to half its size with no next one, or the last of them has lived
-// 3/4 of its TTL. A window's lease cut short by its window's end is not
-// refreshed for its age: a refresh would land in the same window and end
-// with it. e's set is locked.
-func (s *leaseState) due(e *leaseEntry, now int64) bool {
-	last := &e.cur
-	if e.next.tokens > 0 {
-		last = &e.next
-	} else if e.cur.tokens*2 <= e.size {
-		return true
-	}
-	life := last.exp - last.at
-	return life >= s.ttlUs && now >= last.exp-life/4
+	return d, true, nil
 }
 
 // deny repeats, for a request of n at now, the denial the store last gave
@@ -222,7 +226,7 @@ func (s *leaseState) call(ctx context.Context, l *Limiter, key string, n int64, 
 			want = max(n, min(size, room))
 			e.asking += want
 			if !e.refreshing {
-				e.refreshing, e.landed, mine = true, make(chan struct{}), true
+				e.refreshing, e.landed, e.askedAt, mine = true, make(chan struct{}), us, true
 			}
 		} else {
 			size = 1
@@ -243,10 +247,11 @@ func (s *leaseState) call(ctx context.Context, l *Limiter, key string, n int64, 
 	}
 	g, err := s.leaser.LeaseTokens(ctx, req, want, s.cfg.TTL)
 	if err == nil {
+		s.observe(Micros(l.now()) - us)
 		err = s.checkGrant(&g, n, want)
 	}
 	if err == nil {
-		s.keep(l, key, gen, &g, n, us)
+		s.keep(l, key, gen, &g, n, want, us)
 	}
 	s.landed(key, gen, want, mine)
 	if err != nil {
@@ -277,10 +282,12 @@ func (s *leaseState) checkGrant(g *TokenGrant, n, want int64) error {
 	return nil
 }
 
-// keep records the grant g (n of it spent at now, µs) in key's entry, if
-// the entry is still key's (gen), as its current lease or, while that one
-// lasts, its next; else gives the unspent tokens back.
-func (s *leaseState) keep(l *Limiter, key string, gen uint64, g *TokenGrant, n, now int64) {
+// keep records the grant g of a lease call of want (n of it spent at now,
+// µs) in key's entry, if the entry is still key's (gen), as its current
+// lease or, while that one lasts, its next, and whether the store granted
+// fewer than want (the key is at its limit, see refuse); else gives the
+// unspent tokens back.
+func (s *leaseState) keep(l *Limiter, key string, gen uint64, g *TokenGrant, n, want, now int64) {
 	s.leased.Add(g.Granted)
 	slot := leaseSlot{tokens: g.Granted - n, exp: now + g.TTL.Microseconds(), at: now}
 	set := s.table.set(key)
@@ -292,6 +299,10 @@ func (s *leaseState) keep(l *Limiter, key string, gen uint64, g *TokenGrant, n, 
 		return
 	}
 	e.note(&g.Decision, max(1, n), now, s.ttlUs, s.refill(l, &g.Decision))
+	e.shortAt, e.shortEnd = 0, 0
+	if g.Granted < want {
+		e.shortAt, e.shortEnd = now, now+g.Decision.ResetAfter.Microseconds()
+	}
 	if g.Granted == 0 {
 		e.size = 1
 	}
@@ -303,7 +314,8 @@ func (s *leaseState) keep(l *Limiter, key string, gen uint64, g *TokenGrant, n, 
 
 // hold puts slot into e's leases, never holding more than Max tokens of a
 // key at once (so tokens stranded in one instance's leases are at most Max):
-// what does not fit goes back. e's set is locked.
+// what does not fit goes back. The lease that ends first is the current
+// one, spent first. e's set is locked.
 func (s *leaseState) hold(l *Limiter, key string, e *leaseEntry, slot leaseSlot, now int64) {
 	for _, sl := range []*leaseSlot{&e.cur, &e.next} {
 		if !sl.valid(now) {
@@ -335,6 +347,9 @@ func (s *leaseState) hold(l *Limiter, key string, e *leaseEntry, slot leaseSlot,
 	default:
 		s.giveBack(l, key, slot, now)
 	}
+	if e.next.tokens > 0 && e.next.exp < e.cur.exp { // spend first what ends first
+		e.cur, e.next = e.next, e.cur
+	}
 }
 
 // noteDecision records a Take's decision of key's at now (µs), if its
@@ -357,7 +372,7 @@ func (s *leaseState) forget(key string) {
 	set := s.table.set(key)
 	set.mu.Lock()
 	if e := set.find(key); e != nil {
-		e.cur, e.next, e.size, e.denied = leaseSlot{}, leaseSlot{}, 1, 0
+		e.cur, e.next, e.size, e.denied, e.shortAt = leaseSlot{}, leaseSlot{}, 1, 0, 0
 	}
 	set.mu.Unlock()
 }

@@ -54,6 +54,14 @@ type leaseEntry struct {
 	refreshing bool
 	landed     chan struct{}
 	asking     int64
+	// askedAt is the instant (µs) the lease call that set refreshing
+	// started: with the lease calls' latency, when it should land.
+	askedAt int64
+	// shortAt is the instant (µs) the store decided the key's last lease
+	// call, when it granted fewer tokens than asked (the key is at its
+	// limit), 0 when that call granted all; shortEnd is then the end of the
+	// governing limit's window (µs).
+	shortAt, shortEnd int64
 }
 
 // leaseSet is one set of the table, padded so two sets' locks never share

@@ -1,0 +1,381 @@
+package core_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ratewarden/ratewarden/core"
+	"github.com/ratewarden/ratewarden/internal/expect"
+	"github.com/ratewarden/ratewarden/internal/must"
+)
+
+// heldLeaser is one instance's way to a leasingStore, whose background
+// lease calls (refreshes) can be held: each one is sent on arrived as it
+// comes, and one it holds is decided, at its own instant, once the test
+// closes its release channel. A request's own call (its context carries requestCall) is never
+// held, so a test that asks in one goroutine never waits on itself; it is
+// counted in requests.
+type heldLeaser struct {
+	*leasingStore
+	requests atomic.Int64
+	// hold reports whether to hold a background lease call that comes.
+	hold    func() bool
+	arrived chan *heldCall
+	// server, when set, is the clock a held call is decided on when it is
+	// released, as Redis decides on its own clock (TIME) when the call
+	// reaches it; else it is decided at the instant the limiter asked at.
+	server *core.ManualClock
+	// short is set once the store granted fewer tokens than a call asked.
+	mu    sync.Mutex
+	short bool
+}
+
+// heldCall is a background lease call that came to the store.
+type heldCall struct {
+	now     time.Time // the instant the limiter asked at
+	want    int64
+	held    bool // else it was decided at once
+	release chan struct{}
+}
+
+// requestCall marks the context of a test's requests (see heldLeaser).
+type requestCall struct{}
+
+var asRequest = context.WithValue(context.Background(), requestCall{}, true)
+
+func newHeldLeaser(st *leasingStore, hold func() bool) *heldLeaser {
+	return &heldLeaser{leasingStore: st, hold: hold, arrived: make(chan *heldCall, 64)}
+}
+
+func (h *heldLeaser) Take(ctx context.Context, req core.TakeRequest) (core.Decision, error) {
+	if ctx.Value(requestCall{}) != nil {
+		h.requests.Add(1)
+	}
+	return h.leasingStore.Take(ctx, req)
+}
+
+func (h *heldLeaser) LeaseTokens(ctx context.Context, req core.TakeRequest, want int64, ttl time.Duration) (core.TokenGrant, error) {
+	if ctx.Value(requestCall{}) != nil {
+		h.requests.Add(1)
+	} else if c := (&heldCall{now: req.Now, want: want, held: h.hold(), release: make(chan struct{})}); c.held {
+		h.arrived <- c
+		<-c.release
+		if h.server != nil {
+			req.Now = h.server.Now()
+		}
+	} else {
+		h.arrived <- c
+	}
+	g, err := h.leasingStore.LeaseTokens(ctx, req, want, ttl)
+	if err == nil && g.Granted > 0 && g.Granted < want {
+		h.mu.Lock()
+		h.short = true
+		h.mu.Unlock()
+	}
+	return g, err
+}
+
+// wasShort reports whether the store granted fewer tokens than asked.
+func (h *heldLeaser) wasShort() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.short
+}
+
+// heldStep decides a request of key on l, then waits for the lease call it
+// started in the background, if any, to land, or, when st holds it, returns
+// it. The steps of a test are thus the same on every run.
+func heldStep(t *testing.T, l *core.Limiter, st *heldLeaser, key string) (core.Decision, *heldCall) {
+	t.Helper()
+	refreshes := l.TokenLeaseStats().Refreshes
+	d, err := l.Allow(asRequest, key)
+	must.NoError(t, err)
+	if l.TokenLeaseStats().Refreshes == refreshes {
+		return d, nil
+	}
+	if call := <-st.arrived; call.held {
+		return d, call
+	}
+	core.WaitTokenLeases(l)
+	return d, nil
+}
+
+// storeCalls is the number of decisions and lease calls st answered.
+func (m *leasingStore) storeCalls() int64 { return m.takes.Load() + m.leases.Load() }
+
+// TestTokenLeaseRefusesAtLimit: once a key's lease call came back short
+// (the store had fewer tokens than asked), a request that finds the lease
+// empty while the next lease call is on its way is denied at once, with no
+// store call, RetryAfter one emission interval; once the store may have
+// regained more than that call asks for, the next request asks the store
+// again (and is admitted).
+func TestTokenLeaseRefusesAtLimit(t *testing.T) {
+	var st *heldLeaser
+	st = newHeldLeaser(newLeasingStore(), func() bool { return st.wasShort() })
+	clock := core.NewManualClock(leaseStart)
+	limit := core.PerSecond(100) // one token per 10 ms, a burst of 100
+	l := newLeased(t, st, clock, core.GCRA, limit, core.TokenLease{Max: 20, TTL: 100 * time.Millisecond})
+	other, err := core.NewLimiter(st, core.GCRA, limit, core.WithClock(clock))
+	must.NoError(t, err)
+	d, err := other.AllowN(context.Background(), "k", 60) // another instance: 40 tokens left
+	must.NoError(t, err)
+	must.True(t, d.Allowed)
+
+	admitted := 0
+	var call *heldCall // the refresh after the short grant, held
+	for {
+		var held *heldCall
+		if d, held = heldStep(t, l, st, "k"); held != nil {
+			call = held
+		}
+		if !d.Allowed {
+			break
+		}
+		admitted++
+		must.True(t, admitted <= 40, "at most the store's 40 tokens")
+	}
+	expect.Equal(t, 40, admitted, "every token the store had, through leases")
+	must.True(t, st.wasShort(), "a lease call came back short")
+	must.NotNil(t, call, "a refresh after it")
+	must.NotNil(t, core.LeaseLanded(l, "k"), "a lease call on its way")
+	calls, local := st.storeCalls(), l.TokenLeaseStats().Local
+	expect.Equal(t, 10*time.Millisecond, d.RetryAfter, "one emission interval")
+	expect.Equal(t, limit.Rate, d.Limit.Rate)
+	for range 5 {
+		d, err = l.Allow(asRequest, "k")
+		must.NoError(t, err)
+		expect.False(t, d.Allowed)
+	}
+	expect.Equal(t, calls, st.storeCalls(), "denied with no store call, no wait for the call")
+	expect.Equal(t, local+5, l.TokenLeaseStats().Local, "counted as local decisions")
+
+	// The store regains one token per 10 ms: past what the call on its way
+	// asks for, the denial could be false, so the store decides again.
+	clock.Advance(time.Duration(call.want) * 10 * time.Millisecond)
+	d, err = l.Allow(asRequest, "k")
+	must.NoError(t, err)
+	expect.True(t, d.Allowed, "asked the store, which had tokens")
+	expect.Equal(t, calls+1, st.storeCalls())
+	close(call.release)
+	core.WaitTokenLeases(l)
+}
+
+// TestTokenLeaseWaitsAfterFullGrant: a key whose last lease call was
+// granted all it asked for is not at its limit: a request that finds its
+// lease empty while a refresh is on its way is never denied for it; it
+// waits a moment, then asks the store itself.
+func TestTokenLeaseWaitsAfterFullGrant(t *testing.T) {
+	var st *heldLeaser
+	st = newHeldLeaser(newLeasingStore(), func() bool { return st.leases.Load() >= 4 }) // leases of 2, 4, 8, 16, then held
+	clock := core.NewManualClock(leaseStart)
+	l := newLeased(t, st, clock, core.GCRA, core.PerSecond(1000), core.TokenLease{Max: 20, TTL: 100 * time.Millisecond})
+	var call *heldCall
+	for call == nil {
+		var d core.Decision
+		d, call = heldStep(t, l, st, "k")
+		must.True(t, d.Allowed)
+	}
+	must.False(t, st.wasShort())
+	// Spend what is held; then one request finds the lease empty.
+	stats := l.TokenLeaseStats()
+	for range 100 {
+		before := l.TokenLeaseStats()
+		d, err := l.Allow(asRequest, "k")
+		must.NoError(t, err)
+		must.True(t, d.Allowed, "never denied while the store has tokens")
+		if l.TokenLeaseStats().Local == before.Local {
+			break // decided by the store
+		}
+	}
+	after := l.TokenLeaseStats()
+	expect.Equal(t, stats.Decisions-stats.Local+1, after.Decisions-after.Local, "one request asked the store itself")
+	must.NotNil(t, core.LeaseLanded(l, "k"), "while the refresh was still on its way")
+	close(call.release)
+	core.WaitTokenLeases(l)
+}
+
+// slowFleet drives limiters sharing a leasingStore, each through a
+// heldLeaser that holds every background lease call for lat of the manual
+// clock, in ticks of 1 ms, and decides it when it is released, on that
+// clock: the refreshes of a Redis that answers late, with no sleep.
+type slowFleet struct {
+	t       *testing.T
+	clock   *core.ManualClock
+	lat     time.Duration
+	ls      []*core.Limiter
+	sts     []*heldLeaser
+	pending []slowCall
+	// asked counts the requests that called the store while a lease call
+	// of their instance was on its way.
+	asked int
+}
+
+// slowCall is an instance's held refresh and the channel closed when it has
+// landed.
+type slowCall struct {
+	i      int
+	call   *heldCall
+	landed <-chan struct{}
+}
+
+func newSlowFleet(t *testing.T, n int, lat time.Duration, limit core.Limit, tl core.TokenLease) *slowFleet {
+	f := &slowFleet{t: t, clock: core.NewManualClock(leaseStart), lat: lat}
+	st := newLeasingStore()
+	for range n {
+		h := newHeldLeaser(st, func() bool { return true })
+		h.server = f.clock
+		f.sts = append(f.sts, h)
+		f.ls = append(f.ls, newLeased(t, h, f.clock, core.GCRA, limit, tl))
+	}
+	t.Cleanup(f.releaseAll) // before the limiters give their tokens back
+	return f
+}
+
+// ask decides a request of key on the fleet's i-th limiter; a refresh it
+// starts is held until lat has passed.
+func (f *slowFleet) ask(i int, key string) core.Decision {
+	l, st := f.ls[i], f.sts[i]
+	refreshes, requests := l.TokenLeaseStats().Refreshes, st.requests.Load()
+	onItsWay := slices.ContainsFunc(f.pending, func(c slowCall) bool { return c.i == i })
+	d, err := l.Allow(asRequest, key)
+	must.NoError(f.t, err)
+	if onItsWay && st.requests.Load() != requests {
+		f.asked++
+	}
+	if l.TokenLeaseStats().Refreshes != refreshes {
+		call := <-st.arrived
+		f.pending = append(f.pending, slowCall{i, call, core.LeaseLanded(l, key)})
+	}
+	return d
+}
+
+// tick lands the held refreshes whose time has come, then moves the clock
+// on by a millisecond.
+func (f *slowFleet) tick() {
+	now := f.clock.Now()
+	f.pending = slices.DeleteFunc(f.pending, func(c slowCall) bool {
+		if now.Before(c.call.now.Add(f.lat)) {
+			return false
+		}
+		close(c.call.release)
+		<-c.landed
+		return true
+	})
+	f.clock.Advance(time.Millisecond)
+}
+
+func (f *slowFleet) releaseAll() {
+	for _, c := range f.pending {
+		close(c.call.release)
+	}
+	f.pending = nil
+}
+
+// TestTokenLeaseRefreshEarlyForLatency: a key spending a lease of about 20
+// tokens at 1 a ms, whose refreshes take 15 ms, runs dry in the first
+// refresh (started at half the lease, before any latency was seen); once
+// the lease calls' latency is known, refreshes start early enough that
+// every decision is taken from a lease.
+func TestTokenLeaseRefreshEarlyForLatency(t *testing.T) {
+	f := newSlowFleet(t, 1, 15*time.Millisecond, core.PerSecond(1000), core.TokenLease{Max: 50, TTL: 40 * time.Millisecond})
+	l := f.ls[0]
+	var byStore []int // the ticks whose decision took a store call
+	for i := range 300 {
+		before := l.TokenLeaseStats().Local
+		d := f.ask(0, "k")
+		must.True(t, d.Allowed, "a key under its limit is never denied")
+		if l.TokenLeaseStats().Local == before {
+			byStore = append(byStore, i)
+		}
+		f.tick()
+	}
+	t.Logf("decided by the store at ticks %v; %+v", byStore, l.TokenLeaseStats())
+	must.True(t, len(byStore) > 0)
+	expect.True(t, slices.ContainsFunc(byStore, func(i int) bool { return i > 10 && i < 100 }), "the lease ran dry in the first refresh")
+	expect.False(t, slices.ContainsFunc(byStore, func(i int) bool { return i >= 100 }), "never once the latency is known")
+}
+
+// TestTokenLeaseSlowRefreshBound: 4 instances x 8 requests a ms on one
+// GCRA key of 1000/s (burst 100), 32 times its rate, every refresh 10 ms
+// late: at most Burst + Rate x (T + TTL) admitted in any T; at least the
+// exact count less what 4 instances' leases and lease calls can hold
+// (2 x 4 x Max); and nearly every decision is local (a request that finds
+// its lease empty at the limit is denied at once, not held for the
+// refresh, and not sent to the store).
+func TestTokenLeaseSlowRefreshBound(t *testing.T) {
+	const (
+		tau       = 50 * time.Millisecond
+		instances = 4
+		maxLease  = 20
+		ticks     = 300
+	)
+	limit := core.PerSecond(1000).WithBurst(100)
+	f := newSlowFleet(t, instances, 10*time.Millisecond, limit, core.TokenLease{Max: maxLease, TTL: tau, Fleet: instances})
+	var at []int64
+	for range ticks {
+		for i := range instances {
+			for range 8 {
+				if f.ask(i, "hot").Allowed {
+					at = append(at, core.Micros(f.clock.Now()))
+				}
+			}
+		}
+		f.tick()
+	}
+	for _, T := range []time.Duration{time.Millisecond, 10 * time.Millisecond, 100 * time.Millisecond, ticks * time.Millisecond} {
+		bound := limit.Burst + int64(float64(limit.Rate)*(T+tau).Seconds())
+		most := 0
+		for i := range at {
+			j, _ := slices.BinarySearch(at, at[i]+T.Microseconds())
+			most = max(most, j-i)
+		}
+		expect.True(t, int64(most) <= bound, fmt.Sprintf("%d admitted within %s, bound %d", most, T, bound))
+	}
+	exact := limit.Burst + limit.Rate*ticks/1000
+	expect.True(t, int64(len(at)) >= exact-2*instances*maxLease, fmt.Sprint(len(at), " admitted, exactly ", exact))
+	var local, decisions int64
+	for _, l := range f.ls {
+		s := l.TokenLeaseStats()
+		local, decisions = local+s.Local, decisions+s.Decisions
+	}
+	t.Logf("%d admitted of %d exact; %d of %d decisions local; %d asked the store while a refresh was on its way", len(at), exact, local, decisions, f.asked)
+	expect.True(t, local*100 >= decisions*90, fmt.Sprint(local, " of ", decisions, " decisions local"))
+	expect.True(t, f.asked*50 <= int(decisions), fmt.Sprint(f.asked, " asked the store while a refresh was on its way"))
+}
+
+// TestTokenLeaseWaitAllocs: a request's wait for a lease call on its way
+// allocates nothing (its timer is used again), whether the call lands, the
+// wait ends at its bound, or the request's context ends.
+func TestTokenLeaseWaitAllocs(t *testing.T) {
+	l := newLeased(t, newLeasingStore(), core.NewManualClock(leaseStart), core.GCRA, core.PerSecond(100), core.TokenLease{Max: 10, TTL: time.Second})
+	ctx := context.Background()
+	landed, onItsWay := make(chan struct{}), make(chan struct{})
+	close(landed)
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	for _, tt := range []struct {
+		name   string
+		ctx    context.Context
+		landed chan struct{}
+		want   bool
+	}{
+		{"landed", ctx, landed, true},
+		{"bound", ctx, onItsWay, false},
+		{"context", done, onItsWay, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			expect.Equal(t, tt.want, core.AwaitLeaseCall(tt.ctx, l, tt.landed))
+			allocs := testing.AllocsPerRun(20, func() {
+				if core.AwaitLeaseCall(tt.ctx, l, tt.landed) != tt.want {
+					t.Fatal("wrong wait")
+				}
+			})
+			expect.Equal(t, 0.0, allocs)
+		})
+	}
+}
