@@ -15,13 +15,15 @@ type TokenLeaseStats struct {
 	// Decisions is the number of decisions of a positive cost.
 	Decisions int64
 	// Local is how many of them were decided with no store call: from a
-	// lease, or a denial the store gave repeated while its RetryAfter runs
-	// (at most TTL).
+	// lease, a denial the store gave repeated while its RetryAfter runs (at
+	// most TTL), or the denial of a key at its limit whose lease call is on
+	// its way (see TokenLease).
 	Local int64
 	// Calls is the number of store calls made for decisions, refreshes and
 	// give-backs: Calls / Decisions is the store calls per decision.
 	Calls int64
-	// Refreshes is the number of background refreshes of a lease.
+	// Refreshes is the number of background refreshes of a lease, counted
+	// as they start.
 	Refreshes int64
 	// Leased is the number of tokens the store granted to leases.
 	Leased int64
