@@ -128,7 +128,9 @@ func TestTokenLeaseRefusesAtLimit(t *testing.T) {
 
 	admitted := 0
 	var call *heldCall // the refresh after the short grant, held
+	var calls, local int64
 	for {
+		calls, local = st.storeCalls(), l.TokenLeaseStats().Local
 		var held *heldCall
 		if d, held = heldStep(t, l, st, "k"); held != nil {
 			call = held
@@ -143,9 +145,11 @@ func TestTokenLeaseRefusesAtLimit(t *testing.T) {
 	must.True(t, st.wasShort(), "a lease call came back short")
 	must.NotNil(t, call, "a refresh after it")
 	must.NotNil(t, core.LeaseLanded(l, "k"), "a lease call on its way")
-	calls, local := st.storeCalls(), l.TokenLeaseStats().Local
+	expect.Equal(t, calls, st.storeCalls(), "the first denial made no store call, nor waited for the call on its way")
+	expect.Equal(t, local+1, l.TokenLeaseStats().Local)
 	expect.Equal(t, 10*time.Millisecond, d.RetryAfter, "one emission interval")
 	expect.Equal(t, limit.Rate, d.Limit.Rate)
+	calls, local = st.storeCalls(), l.TokenLeaseStats().Local
 	for range 5 {
 		d, err = l.Allow(asRequest, "k")
 		must.NoError(t, err)
@@ -163,6 +167,50 @@ func TestTokenLeaseRefusesAtLimit(t *testing.T) {
 	expect.Equal(t, calls+1, st.storeCalls())
 	close(call.release)
 	core.WaitTokenLeases(l)
+}
+
+// TestTokenLeaseRefusesAtWindowLimit: a fixed window's lease call that
+// came back short (another instance spent the window's quota meanwhile)
+// while a refresh is on its way: the next request that finds the lease
+// empty is denied at once, RetryAfter the window's end; a store's denial
+// would say the same.
+func TestTokenLeaseRefusesAtWindowLimit(t *testing.T) {
+	var st *heldLeaser
+	st = newHeldLeaser(newLeasingStore(), func() bool { return st.leases.Load() >= 4 }) // leases of 2, 4, 8, 16, then held
+	clock := core.NewManualClock(leaseStart.Add(time.Second))
+	limit := core.PerMinute(1000)
+	l := newLeased(t, st, clock, core.FixedWindow, limit, core.TokenLease{Max: 20, TTL: 10 * time.Second})
+	var call *heldCall
+	for call == nil {
+		var d core.Decision
+		d, call = heldStep(t, l, st, "k")
+		must.True(t, d.Allowed)
+	}
+	must.True(t, call.want < 20, "room beside the held refresh for a request's own lease call")
+	other, err := core.NewLimiter(st, core.FixedWindow, limit, core.WithClock(clock))
+	must.NoError(t, err)
+	peek, err := other.Peek(context.Background(), "k")
+	must.NoError(t, err)
+	d, err := other.AllowN(context.Background(), "k", peek.Remaining-1) // another instance: 1 token left
+	must.NoError(t, err)
+	must.True(t, d.Allowed)
+	for !st.wasShort() { // spend the lease; the request that finds it empty leases the last token
+		d, err = l.Allow(asRequest, "k")
+		must.NoError(t, err)
+		must.True(t, d.Allowed)
+	}
+	calls, local := st.storeCalls(), l.TokenLeaseStats().Local
+	d, err = l.Allow(asRequest, "k")
+	must.NoError(t, err)
+	expect.False(t, d.Allowed)
+	expect.Equal(t, 59*time.Second, d.RetryAfter, "the window's end")
+	expect.Equal(t, calls, st.storeCalls(), "denied with no store call")
+	expect.Equal(t, local+1, l.TokenLeaseStats().Local)
+	close(call.release)
+	core.WaitTokenLeases(l)
+	peek, err = l.Peek(context.Background(), "k")
+	must.NoError(t, err)
+	expect.Equal(t, int64(0), peek.Remaining, "the window's quota was spent")
 }
 
 // TestTokenLeaseWaitsAfterFullGrant: a key whose last lease call was
