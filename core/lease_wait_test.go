@@ -41,7 +41,11 @@ type heldCall struct {
 	want    int64
 	held    bool // else it was decided at once
 	release chan struct{}
+	once    sync.Once
 }
+
+// free lets a held call be decided (once; again is a no-op).
+func (c *heldCall) free() { c.once.Do(func() { close(c.release) }) }
 
 // requestCall marks the context of a test's requests (see heldLeaser).
 type requestCall struct{}
@@ -99,6 +103,7 @@ func heldStep(t *testing.T, l *core.Limiter, st *heldLeaser, key string) (core.D
 		return d, nil
 	}
 	if call := <-st.arrived; call.held {
+		t.Cleanup(call.free) // before the limiter's give-back waits for it, should the test fail
 		return d, call
 	}
 	core.WaitTokenLeases(l)
@@ -165,7 +170,7 @@ func TestTokenLeaseRefusesAtLimit(t *testing.T) {
 	must.NoError(t, err)
 	expect.True(t, d.Allowed, "asked the store, which had tokens")
 	expect.Equal(t, calls+1, st.storeCalls())
-	close(call.release)
+	call.free()
 	core.WaitTokenLeases(l)
 }
 
@@ -206,7 +211,7 @@ func TestTokenLeaseRefusesAtWindowLimit(t *testing.T) {
 	expect.Equal(t, 59*time.Second, d.RetryAfter, "the window's end")
 	expect.Equal(t, calls, st.storeCalls(), "denied with no store call")
 	expect.Equal(t, local+1, l.TokenLeaseStats().Local)
-	close(call.release)
+	call.free()
 	core.WaitTokenLeases(l)
 	peek, err = l.Peek(context.Background(), "k")
 	must.NoError(t, err)
@@ -243,7 +248,7 @@ func TestTokenLeaseWaitsAfterFullGrant(t *testing.T) {
 	after := l.TokenLeaseStats()
 	expect.Equal(t, stats.Decisions-stats.Local+1, after.Decisions-after.Local, "one request asked the store itself")
 	must.NotNil(t, core.LeaseLanded(l, "k"), "while the refresh was still on its way")
-	close(call.release)
+	call.free()
 	core.WaitTokenLeases(l)
 }
 
@@ -310,7 +315,7 @@ func (f *slowFleet) tick() {
 		if now.Before(c.call.now.Add(f.lat)) {
 			return false
 		}
-		close(c.call.release)
+		c.call.free()
 		<-c.landed
 		return true
 	})
@@ -319,7 +324,7 @@ func (f *slowFleet) tick() {
 
 func (f *slowFleet) releaseAll() {
 	for _, c := range f.pending {
-		close(c.call.release)
+		c.call.free()
 	}
 	f.pending = nil
 }
