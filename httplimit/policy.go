@@ -140,24 +140,9 @@ func (p *Policy) decide(ctx context.Context, r keyfuncs.Request, arrival time.Ti
 		}
 		return p.passOutcome, spend{}
 	}
-	key, err := p.key(r)
-	if err != nil && p.fallback != nil {
-		key, err = p.fallback(r)
-	}
-	if err != nil {
-		return p.keyError(r, err), spend{}
-	}
-	t := &p.def
-	if p.overrides != nil {
-		if ov, ok := p.overrides[key]; ok {
-			if ov.t == nil || ov.blocked {
-				return p.overridden(r, ov), spend{}
-			}
-			t = ov.t
-		}
-	}
-	if p.pick != nil && t == &p.def {
-		t = p.tierFor(r)
+	key, t, answered := p.keyAndTier(r)
+	if answered != nil {
+		return answered, spend{}
 	}
 	cost := int64(1)
 	if p.cost != nil {
@@ -167,6 +152,7 @@ func (p *Policy) decide(ctx context.Context, r keyfuncs.Request, arrival time.Ti
 	if t.timed {
 		began = time.Now()
 	}
+	var err error
 	// The limiter writes its decision straight into the outcome: a decision
 	// is 144 bytes, and each copy of it shows in a denial's cost.
 	o := p.pooledOutcome(t)
@@ -195,6 +181,32 @@ func (p *Policy) decide(ctx context.Context, r keyfuncs.Request, arrival time.Ti
 		return p.admit(o, r, cost, latency), spend{key: key, cost: cost}
 	}
 	return p.deny(o, r, latency), spend{}
+}
+
+// keyAndTier finds r's key and the tier that decides it (an override's,
+// the picked one, or the policy's own), or the outcome that answers r
+// without a decision: a key error, or a blocked or unlimited override.
+func (p *Policy) keyAndTier(r keyfuncs.Request) (key string, t *tier, answered *outcome) {
+	key, err := p.key(r)
+	if err != nil && p.fallback != nil {
+		key, err = p.fallback(r)
+	}
+	if err != nil {
+		return "", nil, p.keyError(r, err)
+	}
+	t = &p.def
+	if p.overrides != nil {
+		if ov, ok := p.overrides[key]; ok {
+			if ov.t == nil || ov.blocked {
+				return "", nil, p.overridden(r, ov)
+			}
+			t = ov.t
+		}
+	}
+	if p.pick != nil && t == &p.def {
+		t = p.tierFor(r)
+	}
+	return key, t, nil
 }
 
 // spend is what an admitted request spent: its key and cost.
