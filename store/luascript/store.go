@@ -147,16 +147,7 @@ func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, 
 		return core.Decision{}, fmt.Errorf("%w: %w", ErrRedis, err)
 	}
 	strs, reply := buffers(len(encs))
-	script, nk, call := scripts[req.Algorithm], len(encs), []string(nil)
-	if req.BlockFor != 0 { // the penalty box's script (block.go)
-		script, nk, call = blockScripts[req.Algorithm], nk+1, s.cfg.appendBlockCall(strs, req, now, encs)
-	} else {
-		call = s.cfg.appendCall(strs, req, now, encs)
-		if s.ints && nk == 1 && oneScripts[req.Algorithm] != nil && (req.Algorithm.OneWord() || packsWindow(req.Algorithm, encs[0].fig)) {
-			script = oneScripts[req.Algorithm] // one integer for a reply (decodeGap)
-			call = shortOneCall(call, req)
-		}
-	}
+	script, nk, call := s.scriptFor(strs, req, now, encs)
 	reply, err = s.backend.Eval(ctx, script, call[:nk], call[nk:], reply)
 	if req.Cost < 0 {
 		s.dropKey(req) // a refund (maybe run, even on an error) frees quota a cached denial says is spent
@@ -164,16 +155,7 @@ func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, 
 	if err != nil {
 		return core.Decision{}, fmt.Errorf("%w: %w", ErrRedis, err)
 	}
-	var d core.Decision
-	var block time.Duration // the time the key's penalty box has left
-	switch {
-	case req.BlockFor != 0:
-		d, block, err = decodeBlockLeft(req, reply)
-	case script.IntegerReply:
-		d, err = decodeGap(req, reply)
-	default:
-		d, err = decode(req, reply)
-	}
+	d, block, err := decodeReply(req, script, reply)
 	if err != nil {
 		return core.Decision{}, fmt.Errorf("%w: %w", ErrRedis, err)
 	}
@@ -181,6 +163,35 @@ func (s *Store) Take(ctx context.Context, req core.TakeRequest) (core.Decision, 
 		s.cache.put(p, req, at, d, block)
 	}
 	return d, nil
+}
+
+// scriptFor returns the script that decides req at now and its call (the
+// first nk strings its KEYS, the rest its ARGV), written into strs: the
+// penalty box's (block.go), the one-integer script of a request of one limit
+// when the backend reads such replies (decodeGap), or the algorithm's.
+func (s *Store) scriptFor(strs []string, req core.TakeRequest, now int64, encs []*encodedLimit) (script *Script, nk int, call []string) {
+	if req.BlockFor != 0 {
+		return blockScripts[req.Algorithm], len(encs) + 1, s.cfg.appendBlockCall(strs, req, now, encs)
+	}
+	call = s.cfg.appendCall(strs, req, now, encs)
+	if s.ints && len(encs) == 1 && oneScripts[req.Algorithm] != nil && (req.Algorithm.OneWord() || packsWindow(req.Algorithm, encs[0].fig)) {
+		return oneScripts[req.Algorithm], 1, shortOneCall(call, req)
+	}
+	return scripts[req.Algorithm], len(encs), call
+}
+
+// decodeReply decodes script's reply to req, and the time the key's penalty
+// box has left (0 without one).
+func decodeReply(req core.TakeRequest, script *Script, reply []int64) (d core.Decision, block time.Duration, err error) {
+	switch {
+	case req.BlockFor != 0:
+		return decodeBlockLeft(req, reply)
+	case script.IntegerReply:
+		d, err = decodeGap(req, reply)
+	default:
+		d, err = decode(req, reply)
+	}
+	return d, 0, err
 }
 
 // localNow is the instant a cached denial is measured from: the caller's time
