@@ -77,7 +77,7 @@ func TestSingle(t *testing.T) {
 	t.Run("RefundOnServerTime", func(t *testing.T) { redistest.RefundOnServerTime(t, stores, scriptCalls) })
 	t.Run("LostReplyNotReplayed", func(t *testing.T) { testLostReply(t, srv.Addr()) })
 	t.Run("Backend", func(t *testing.T) { redistest.Backend(t, backend{client}) })
-	t.Run("IntegerReplies", func(t *testing.T) { testIntegerReplies(t, backend{client}) })
+	t.Run("IntegerReplies", func(t *testing.T) { redistest.IntegerReplies(t, backend{client}) })
 }
 
 // TestCluster runs the checks that share one 3-master cluster.
@@ -94,7 +94,7 @@ func TestCluster(t *testing.T) {
 	t.Run("ServerTime", func(t *testing.T) { testServerTime(t, client) })
 	t.Run("NoCrossSlot", func(t *testing.T) { testNoCrossSlot(t, client) })
 	t.Run("Backend", func(t *testing.T) { redistest.Backend(t, backend{client}) })
-	t.Run("IntegerReplies", func(t *testing.T) { testIntegerReplies(t, backend{client}) })
+	t.Run("IntegerReplies", func(t *testing.T) { redistest.IntegerReplies(t, backend{client}) })
 }
 
 // testOneRoundTrip counts the commands Redis runs per decision: one EVALSHA

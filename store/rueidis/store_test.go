@@ -287,5 +287,5 @@ func TestBindingChecks(t *testing.T) {
 	t.Run("Reset", func(t *testing.T) { redistest.Reset(t, stores, scriptCalls) })
 	t.Run("RefundOnServerTime", func(t *testing.T) { redistest.RefundOnServerTime(t, stores, scriptCalls) })
 	t.Run("Backend", func(t *testing.T) { redistest.Backend(t, backend{client}) })
-	t.Run("IntegerReplies", func(t *testing.T) { testIntegerReplies(t, backend{client}) })
+	t.Run("IntegerReplies", func(t *testing.T) { redistest.IntegerReplies(t, backend{client}) })
 }
