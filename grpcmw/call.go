@@ -2,6 +2,7 @@ package grpcmw
 
 import (
 	"context"
+	"net/netip"
 	"strings"
 	"sync"
 	"unsafe"
@@ -74,6 +75,18 @@ func (c *call) RemoteAddr() string {
 		return ""
 	}
 	return httplimit.PeerAddr(p.Addr)
+}
+
+// PeerIP is the peer's IP address for a TCP peer (keyfuncs.PeerIPRequest),
+// so keyfuncs.IP keys the call from the address itself instead of writing
+// it out and parsing it back; ok is false for any other peer, which
+// RemoteAddr then describes.
+func (c *call) PeerIP() (netip.Addr, bool) {
+	p, ok := peer.FromContext(c.ctx)
+	if !ok || p.Addr == nil {
+		return netip.Addr{}, false
+	}
+	return httplimit.PeerIP(p.Addr)
 }
 
 // Header returns the first value of the incoming metadata entry name (gRPC

@@ -202,3 +202,41 @@ func TestPerIPOverTCP(t *testing.T) {
 	_, err = client.EmptyCall(context.Background(), &testgrpc.Empty{})
 	assert.Equal(t, codes.ResourceExhausted, status.Code(err), "unary calls and streams share the budget")
 }
+
+// The call hands keyfuncs.IP the peer's address (keyfuncs.PeerIPRequest),
+// and the key is the one the peer's text gives, for IPv4, IPv4-mapped and
+// IPv6 peers (a zone dropped, IPv6 grouped by /64); a unix-socket peer has
+// no address and is still no IP.
+func TestPeerIPKeys(t *testing.T) {
+	ipKey, err := keyfuncs.IP()
+	require.NoError(t, err)
+	var mu sync.Mutex
+	var keys []string
+	ic, err := grpcmw.New(newLimiter(t, core.NewManualClock(t0), core.FixedWindow, core.PerMinute(100)), httplimit.WithLogger(discard),
+		httplimit.WithKey(func(r keyfuncs.Request) (string, error) {
+			_, isAddr := r.(keyfuncs.PeerIPRequest)
+			assert.True(t, isAddr, "the call gives the peer's address")
+			k, err := ipKey(r)
+			mu.Lock()
+			keys = append(keys, k)
+			mu.Unlock()
+			return k, err
+		}))
+	require.NoError(t, err)
+	h := start(t, ic)
+	for peerAddr, want := range map[string]string{
+		"203.0.113.7:443":            "203.0.113.7",
+		"[::ffff:198.51.100.9]:443":  "198.51.100.9",
+		"[2001:db8:1:2:3:4:5:6]:443": "2001:db8:1:2::/64",
+		"[fe80::1%eth0]:443":         "fe80::/64",
+	} {
+		mu.Lock()
+		keys = keys[:0]
+		mu.Unlock()
+		require.NoError(t, h.unary(codes.OK, peerAddr).err, peerAddr)
+		mu.Lock()
+		assert.Equal(t, []string{want}, keys, peerAddr)
+		mu.Unlock()
+	}
+	assert.Equal(t, codes.Internal, status.Code(h.unary(codes.OK, "@").err), "a unix-socket peer is no IP")
+}
