@@ -91,10 +91,7 @@ func calendarScript(seed uint64, c calendarCase, n int) []step {
 		case r < 32:
 			cost = -1 - rng.Int64N(2)
 		}
-		var admitted time.Time
-		if cost < 0 && len(steps) > 0 && rng.IntN(8) > 0 {
-			admitted = steps[len(steps)-1-rng.IntN(min(len(steps), 30))].at
-		}
+		admitted := refundAdmission(rng, steps, cost, 30) // before the key: the scripts' order of draws
 		steps = append(steps, step{at: now, key: scriptKeys[rng.IntN(3)], cost: cost, admitted: admitted})
 	}
 	return steps
@@ -114,17 +111,10 @@ func calendarScripted(t *testing.T, newStore NewStore) {
 			for si, set := range sets {
 				limits := set.limits
 				t.Run(fmt.Sprintf("%s/%s/%d", alg, c.name, si), func(t *testing.T) {
-					st := newStore(t)
-					ref := NewReference()
-					ctx := context.Background()
+					st, ref := newStore(t), NewReference()
 					ns := fmt.Sprintf("calendar-%s-%d-%d", alg, ci, si)
 					for n, s := range calendarScript(uint64(ci*16+si)+uint64(alg)<<8, c, 240) {
-						req := core.TakeRequest{Key: s.key, Namespace: ns, Algorithm: alg, Limits: limits, Cost: s.cost, Now: s.at, Admitted: s.admitted, BlockFor: set.block}
-						want, err := ref.Take(ctx, req)
-						must.NoError(t, err)
-						got, err := st.Take(ctx, req)
-						must.NoError(t, err, "step %d", n)
-						must.Equal(t, want, got, "step %d: %s key %q cost %d at %s", n, alg, s.key, s.cost, s.at.Format(time.RFC3339Nano))
+						agree(t, st, ref, n, core.TakeRequest{Key: s.key, Namespace: ns, Algorithm: alg, Limits: limits, Cost: s.cost, Now: s.at, Admitted: s.admitted, BlockFor: set.block})
 					}
 				})
 			}

@@ -127,16 +127,10 @@ func editScripts(alg core.Algorithm) [][][]core.Limit {
 // decision.
 func editScripted(t *testing.T, st core.Store, alg core.Algorithm, sets [][]core.Limit, seed uint64) {
 	ref := NewReference()
-	ctx := context.Background()
 	ns := fmt.Sprintf("edits-%s-%d", alg, seed)
 	for n, s := range script(seed, sets[0], 240) {
 		limits := sets[n/20%len(sets)]
-		req := core.TakeRequest{Key: s.key, Namespace: ns, Algorithm: alg, Limits: limits, Cost: s.cost, Now: s.at, Admitted: s.admitted}
-		want, err := ref.Take(ctx, req)
-		must.NoError(t, err)
-		got, err := st.Take(ctx, req)
-		must.NoError(t, err, "step %d", n)
-		must.Equal(t, want, got, "step %d: %s under %v key %.8q cost %d at %s", n, alg, limits, s.key, s.cost, s.at.Format(time.RFC3339Nano))
+		agree(t, st, ref, n, core.TakeRequest{Key: s.key, Namespace: ns, Algorithm: alg, Limits: limits, Cost: s.cost, Now: s.at, Admitted: s.admitted})
 	}
 }
 

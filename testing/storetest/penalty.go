@@ -51,15 +51,9 @@ func runPenaltyScripted(t *testing.T, newStore NewStore) {
 // block, and demands the same decisions; a script under a long block must
 // meet a running block (meet).
 func runPenaltyScript(t *testing.T, st, ref core.Store, ns string, alg core.Algorithm, limits []core.Limit, block time.Duration, seed uint64, meet bool) {
-	ctx := context.Background()
 	blocked := 0
 	for n, s := range penaltyScript(seed, limits, block, 300) {
-		req := core.TakeRequest{Key: s.key, Namespace: ns, Algorithm: alg, Limits: limits, Cost: s.cost, Now: s.at, Admitted: s.admitted, BlockFor: block}
-		want, err := ref.Take(ctx, req)
-		must.NoError(t, err)
-		got, err := st.Take(ctx, req)
-		must.NoError(t, err, "step %d", n)
-		must.Equal(t, want, got, "step %d: %s key %.8q cost %d at %s", n, alg, s.key, s.cost, s.at.Format(time.RFC3339Nano))
+		got := agree(t, st, ref, n, core.TakeRequest{Key: s.key, Namespace: ns, Algorithm: alg, Limits: limits, Cost: s.cost, Now: s.at, Admitted: s.admitted, BlockFor: block})
 		if got.Blocked {
 			blocked++
 			expect.False(t, got.Allowed, "step %d: a blocked request is refused", n)
@@ -106,10 +100,7 @@ func penaltyScript(seed uint64, limits []core.Limit, block time.Duration, n int)
 		case r < 30:
 			cost = -1 - rng.Int64N(3)
 		}
-		var admitted time.Time
-		if cost < 0 && len(steps) > 0 && rng.IntN(8) > 0 {
-			admitted = steps[len(steps)-1-rng.IntN(min(len(steps), 20))].at
-		}
+		admitted := refundAdmission(rng, steps, cost, 20) // before the key: the scripts' order of draws
 		steps = append(steps, step{at: now, key: scriptKeys[3+rng.IntN(2)], cost: cost, admitted: admitted})
 	}
 	return steps

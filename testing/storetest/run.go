@@ -70,6 +70,29 @@ type step struct {
 	admitted time.Time // a refund's admission
 }
 
+// refundAdmission is the admission instant of a refund of cost appended to
+// steps: one of the last within steps' instants, seven times in eight, else
+// none (zero: the refund's own instant); zero for a spend or a peek.
+func refundAdmission(rng *rand.Rand, steps []step, cost int64, within int) time.Time {
+	if cost < 0 && len(steps) > 0 && rng.IntN(8) > 0 {
+		return steps[len(steps)-1-rng.IntN(min(len(steps), within))].at
+	}
+	return time.Time{}
+}
+
+// agree decides req on ref and st and demands the same decision (step n of
+// a script), which it returns.
+func agree(t *testing.T, st, ref core.Store, n int, req core.TakeRequest) core.Decision {
+	t.Helper()
+	ctx := context.Background()
+	want, err := ref.Take(ctx, req)
+	must.NoError(t, err)
+	got, err := st.Take(ctx, req)
+	must.NoError(t, err, "step %d", n)
+	must.Equal(t, want, got, "step %d: %s under %v key %.8q cost %d at %s", n, req.Algorithm, req.Limits, req.Key, req.Cost, req.Now.Format(time.RFC3339Nano))
+	return got
+}
+
 // script makes a reproducible random sequence of requests: bursts at one
 // instant, gaps around the emission interval, whole periods, a clock that
 // steps backwards, a jump of a year, and refunds of costs admitted at an
@@ -108,10 +131,7 @@ func script(seed uint64, limits []core.Limit, n int) []step {
 		case r < 33:
 			cost = -1 - rng.Int64N(3)
 		}
-		var admitted time.Time
-		if cost < 0 && len(steps) > 0 && rng.IntN(8) > 0 {
-			admitted = steps[len(steps)-1-rng.IntN(min(len(steps), 20))].at
-		}
+		admitted := refundAdmission(rng, steps, cost, 20) // before the key: the scripts' order of draws
 		steps = append(steps, step{at: now, key: scriptKeys[rng.IntN(len(scriptKeys))], cost: cost, admitted: admitted})
 	}
 	return steps
@@ -124,17 +144,10 @@ func RunScripted(t *testing.T, newStore NewStore) {
 	for _, alg := range core.Algorithms() {
 		for i, limits := range limitSets(alg) {
 			t.Run(fmt.Sprintf("%s/%d", alg, i), func(t *testing.T) {
-				st := newStore(t)
-				ref := NewReference()
-				ctx := context.Background()
+				st, ref := newStore(t), NewReference()
 				ns := fmt.Sprintf("scripted-%s-%d", alg, i)
 				for n, s := range script(uint64(i)+uint64(alg)<<8, limits, 300) {
-					req := core.TakeRequest{Key: s.key, Namespace: ns, Algorithm: alg, Limits: limits, Cost: s.cost, Now: s.at, Admitted: s.admitted}
-					want, err := ref.Take(ctx, req)
-					must.NoError(t, err)
-					got, err := st.Take(ctx, req)
-					must.NoError(t, err, "step %d", n)
-					must.Equal(t, want, got, "step %d: %s key %.8q cost %d at %s", n, alg, s.key, s.cost, s.at.Format(time.RFC3339Nano))
+					agree(t, st, ref, n, core.TakeRequest{Key: s.key, Namespace: ns, Algorithm: alg, Limits: limits, Cost: s.cost, Now: s.at, Admitted: s.admitted})
 				}
 			})
 		}
