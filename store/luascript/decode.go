@@ -59,15 +59,21 @@ func decodeDecision(req core.TakeRequest, reply []int64) (core.Decision, error) 
 }
 
 func decodeStates(req core.TakeRequest, reply []int64) (core.Decision, error) {
-	if len(reply) > 0 && reply[0] != 0 && reply[0] != 1 {
-		return core.Decision{}, fmt.Errorf("%w: flag %d", errReply, reply[0])
-	}
 	var buf [maxStackLimits]core.State
-	now, states, err := readStates(req, reply, buf[:0])
+	now, states, err := readFlagged(req, reply, buf[:0])
 	if err != nil {
 		return core.Decision{}, err
 	}
 	return applyStates(req, states, now, reply[0] == 1)
+}
+
+// readFlagged is readStates of a reply whose first integer is the script's
+// verdict, 0 or 1.
+func readFlagged(req core.TakeRequest, reply []int64, buf []core.State) (int64, []core.State, error) {
+	if len(reply) > 0 && reply[0] != 0 && reply[0] != 1 {
+		return 0, nil, fmt.Errorf("%w: flag %d", errReply, reply[0])
+	}
+	return readStates(req, reply, buf)
 }
 
 // applyStates runs core's algorithm on the states a script read, at now, and

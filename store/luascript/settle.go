@@ -251,11 +251,8 @@ func debtArg(n int64) string {
 // reads a debt as they do, on the states they replied at their instant; a
 // refund and a charge reply as the peek that follows them.
 func decodeDebt(req core.TakeRequest, reply []int64) (core.Decision, error) {
-	if len(reply) > 0 && reply[0] != 0 && reply[0] != 1 {
-		return core.Decision{}, fmt.Errorf("%w: flag %d", errReply, reply[0])
-	}
 	var buf [maxStackLimits]core.State
-	now, states, err := readStates(req, reply, buf[:0])
+	now, states, err := readFlagged(req, reply, buf[:0])
 	if err != nil {
 		return core.Decision{}, err
 	}
