@@ -169,6 +169,10 @@ func (b *breaker) state() BreakerState {
 	return BreakerOpen
 }
 
+// closed reports whether b lets every call through without asking enter
+// (nil: the limiter has no breaker). Inlined on the decision's path.
+func (b *breaker) closed() bool { return b == nil || b.openUntil.Load() == 0 }
+
 // enter decides, for a call at now (Unix ns) finding the breaker open,
 // whether it may ask the store, and whether it is then the probe; when it
 // may not, wait is the time until the next probe.

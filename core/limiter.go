@@ -179,7 +179,10 @@ func (l *Limiter) AllowNAt(ctx context.Context, key string, n int64, arrival tim
 	}
 	if l.direct != nil {
 		if us, ok := l.nowMicros(arrival); ok {
-			ask, probe, wait := l.enterBreaker(us * 1000)
+			ask, probe, wait := true, false, time.Duration(0)
+			if !l.breaker.closed() {
+				ask, probe, wait = l.breaker.enter(us * 1000)
+			}
 			if !ask {
 				return Decision{RetryAfter: wait}, ErrBreakerOpen
 			}
@@ -207,7 +210,10 @@ func (l *Limiter) AllowNAt(ctx context.Context, key string, n int64, arrival tim
 			return d, nil
 		}
 	}
-	ask, probe, wait := l.enterBreaker(now.UnixNano())
+	ask, probe, wait := true, false, time.Duration(0)
+	if !l.breaker.closed() {
+		ask, probe, wait = l.breaker.enter(now.UnixNano())
+	}
 	if !ask {
 		return Decision{RetryAfter: wait}, ErrBreakerOpen
 	}
@@ -226,16 +232,6 @@ func (l *Limiter) AllowNAt(ctx context.Context, key string, n int64, arrival tim
 		d.at, d.spent = Micros(now), n
 	}
 	return
-}
-
-// enterBreaker asks l's breaker, if it is open, whether a store call may go
-// out at now (ns): ask is false while it stays open (wait is then the time
-// until it probes), probe true for the one call that probes it.
-func (l *Limiter) enterBreaker(now int64) (ask, probe bool, wait time.Duration) {
-	if b := l.breaker; b != nil && b.openUntil.Load() != 0 {
-		return b.enter(now)
-	}
-	return true, false, 0
 }
 
 // record tells l's breaker how a store call that began at began ended; a
